@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	pb "github.com/pinky-gateway/pinky/proto/pinky/driver/v1"
 )
@@ -16,6 +18,9 @@ import (
 // host to report the process's exit before calling the error a device fault.
 // The exit is normally seen within milliseconds of the socket closing.
 const goneWait = time.Second
+
+// deadlineSkew is how early a server may end a call before the caller's deadline.
+const deadlineSkew = 100 * time.Millisecond
 
 // Client adapts the gRPC service to a Driver. It implements every optional
 // interface; whether the driver serves one is in Info().Capabilities, and a
@@ -79,6 +84,20 @@ func (c *Client) check() error {
 // err is the client side of the process boundary: a status becomes a
 // category, and a broken connection of a dead process becomes ErrDriverGone.
 func (c *Client) err(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	// The server sees a deadline pass slightly before the client does and
+	// resets the stream; report that as the caller's deadline, as it is.
+	if code := status.Code(err); code == codes.Canceled || code == codes.DeadlineExceeded {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < deadlineSkew {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(deadlineSkew):
+			}
+		}
+	}
 	out, transport := fromStatus(ctx, err)
 	if out == nil || !transport {
 		return out

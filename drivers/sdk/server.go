@@ -37,6 +37,28 @@ func needDevice(ctx context.Context, id string) error {
 	return nil
 }
 
+func checkImageRequest(ctx context.Context, maxSide, quality int32) error {
+	if maxSide < 0 {
+		return toStatus(ctx, Invalid("max_side %d is negative", maxSide))
+	}
+	if quality < 0 || quality > 100 {
+		return toStatus(ctx, Invalid("quality %d is outside 0..100", quality))
+	}
+	return nil
+}
+
+func validPIN(pin string) bool {
+	if len(pin) < 4 || len(pin) > 16 {
+		return false
+	}
+	for _, c := range pin {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *server) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*pb.GetInfoResponse, error) {
 	info, err := s.d.Info(ctx)
 	if err != nil {
@@ -67,6 +89,9 @@ func (s *server) GetScreen(ctx context.Context, r *pb.GetScreenRequest) (*pb.Get
 
 func (s *server) Screenshot(ctx context.Context, r *pb.ScreenshotRequest) (*pb.ScreenshotResponse, error) {
 	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
+		return nil, err
+	}
+	if err := checkImageRequest(ctx, r.GetMaxSide(), r.GetQuality()); err != nil {
 		return nil, err
 	}
 	img, err := s.d.Screenshot(ctx, screenshotRequestFromProto(r))
@@ -148,6 +173,9 @@ func (s *server) CaptureFrame(ctx context.Context, r *pb.CaptureFrameRequest) (*
 	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
 		return nil, err
 	}
+	if err := checkImageRequest(ctx, r.GetMaxSide(), 0); err != nil {
+		return nil, err
+	}
 	req := ScreenshotRequest{DeviceID: r.GetDeviceId(), DisplayID: int(r.GetDisplayId()), Format: formatFromProto[r.GetFormat()], MaxSide: int(r.GetMaxSide())}
 	if req.Format == "" {
 		req.Format = FormatJPEG
@@ -180,6 +208,9 @@ func (s *server) Unlock(ctx context.Context, r *pb.UnlockRequest) (*pb.UnlockRes
 	}
 	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
 		return nil, err
+	}
+	if !validPIN(r.GetPin()) {
+		return nil, toStatus(ctx, Invalid("the PIN must be 4 to 16 digits"))
 	}
 	if err := u.Unlock(ctx, r.GetDeviceId(), r.GetPin()); err != nil {
 		return nil, toStatus(ctx, err)

@@ -1,0 +1,45 @@
+# Pinky: `make demo` runs the main job on the virtual phones; `make test` installs
+# what the tests need and runs them all. `make help` lists every target.
+
+GO        ?= go
+BIN       := bin
+BUF       := $(GO) tool -modfile=tools/go.mod buf
+GOTESTFLAGS ?=
+
+.PHONY: help build test demo bench proto proto-check conformance vet fmt-check clean
+
+help: ## List the targets.
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## Build every binary into bin/.
+	$(GO) build -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim
+
+test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test.
+	scripts/test-deps.sh
+	$(MAKE) vet fmt-check
+	$(GO) test -race -timeout 15m $(GOTESTFLAGS) ./...
+
+vet: ## go vet over the module.
+	$(GO) vet ./...
+
+fmt-check: ## Fail when gofmt would change a file.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+demo: build ## Start the virtual phones under the plugin host and show what a driver reports.
+	scripts/demo.sh
+
+bench: build ## Run the benchmarks and print the figures BENCHMARKS.md reports.
+	scripts/bench.sh
+
+proto: ## Regenerate the Go code of proto/.
+	$(BUF) generate
+
+proto-check: ## Lint, format-check and regenerate proto/ (fails on a diff); buf breaking against the previous commit.
+	scripts/proto-check.sh
+
+conformance: build ## Run the driver conformance suite against pinky-driver-sim.
+	$(BIN)/pinky driver check $(BIN)/pinky-driver-sim
+
+clean: ## Remove built binaries.
+	rm -rf $(BIN)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the tests need, when it is missing, and says what it did. It is
+# idempotent: a second run installs nothing. Debian packages come from apt;
+# Go tools (buf, protoc plugins) are pinned in tools/go.mod and built on demand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# command → Debian package. Later issues add adb, ffmpeg and chromium here.
+declare -A packages=(
+  [gcc]=gcc   # cgo: the race detector and SQLite
+  [git]=git   # proto-check compares against the previous commit
+)
+
+missing=()
+for cmd in "${!packages[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "test-deps: Debian packages present (${!packages[*]})"
+fi
+
+echo "test-deps: Go modules and tools"
+go mod download
+echo "test-deps: buf $(go tool -modfile=tools/go.mod buf --version)"
+echo "test-deps: ok"
