@@ -1,0 +1,267 @@
+// Package api is the daemon's local control API: JSON-RPC 2.0, one request
+// or response per line, over a Unix socket that only the daemon's user can
+// reach (0700 folder, 0600 socket, and the peer's uid checked on every
+// connection). The person's CLI and, later, the web console use it.
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// maxLine bounds one request or response.
+const maxLine = 16 << 20
+
+// maxSocketPath is the longest Unix socket path the platform takes.
+var maxSocketPath = map[string]int{"darwin": 103, "freebsd": 103}
+
+func socketPathLimit() int {
+	if n, ok := maxSocketPath[runtime.GOOS]; ok {
+		return n
+	}
+	return 107 // Linux: sun_path is 108 bytes with the NUL
+}
+
+// Error codes: JSON-RPC's own, and the API's (-32000 and below).
+const (
+	CodeParse          = -32700
+	CodeInvalidRequest = -32600
+	CodeNoMethod       = -32601
+	CodeInvalidParams  = -32602
+	CodeInternal       = -32603
+	CodeFailed         = -32000 // the method ran and failed; Message says why
+)
+
+// Error is a JSON-RPC error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Handler serves one method. params is the raw JSON of the request's params
+// (null when absent). An *Error is sent as is; any other error as CodeFailed.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Server serves the control API on a Unix socket.
+type Server struct {
+	log      *slog.Logger
+	mu       sync.Mutex
+	handlers map[string]Handler
+	lis      net.Listener
+	conns    map[net.Conn]struct{}
+	wg       sync.WaitGroup
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+// NewServer returns a server with no methods.
+func NewServer(log *slog.Logger) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{log: log, handlers: map[string]Handler{}, conns: map[net.Conn]struct{}{}, ctx: ctx, cancel: cancel}
+}
+
+// Handle registers a method.
+func (s *Server) Handle(method string, h Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handlers[method] = h
+}
+
+// CheckSocketPath fails when path is too long for a Unix socket, naming
+// PINKY_HOME, the setting that moves it.
+func CheckSocketPath(path string) error {
+	if n := len(path); n > socketPathLimit() {
+		return fmt.Errorf("socket path %s is %d bytes, longer than the %d this system allows: "+
+			"set PINKY_HOME (or XDG_RUNTIME_DIR) to a shorter folder", path, n, socketPathLimit())
+	}
+	return nil
+}
+
+// Listen creates the socket at path (its folder must exist and be 0700) and
+// serves until Close. A stale socket file left by a dead daemon is replaced;
+// the caller holds the daemon lock, so no live daemon owns it.
+func (s *Server) Listen(path string) error {
+	if err := CheckSocketPath(path); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
+		return err
+	} else if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("socket folder %s is reachable by other users (mode %o); want 0700", filepath.Dir(path), fi.Mode().Perm())
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	lis, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		lis.Close()
+		return err
+	}
+	s.mu.Lock()
+	s.lis = lis
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.accept(lis)
+	return nil
+}
+
+func (s *Server) accept(lis net.Listener) {
+	defer s.wg.Done()
+	for {
+		c, err := lis.Accept()
+		if err != nil {
+			return
+		}
+		if err := checkPeer(c); err != nil {
+			s.log.Warn("refused a local API connection", "err", err)
+			c.Close()
+			continue
+		}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go s.serve(c)
+	}
+}
+
+func (s *Server) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	var wmu sync.Mutex
+	write := func(r response) {
+		b, err := json.Marshal(r)
+		if err != nil {
+			b, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: &Error{CodeInternal, "result could not be encoded: " + err.Error()}})
+		}
+		wmu.Lock()
+		defer wmu.Unlock()
+		c.Write(append(b, '\n'))
+	}
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	for sc.Scan() {
+		var req request
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
+			write(response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &Error{CodeParse, "not JSON: " + err.Error()}})
+			continue
+		}
+		if req.JSONRPC != "2.0" || req.Method == "" {
+			write(response{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: &Error{CodeInvalidRequest, `want {"jsonrpc":"2.0","method":…}`}})
+			continue
+		}
+		calls.Add(1)
+		go func() { // requests on one connection may run concurrently
+			defer calls.Done()
+			res, err := s.call(req)
+			if req.ID == nil {
+				return // a notification: no answer
+			}
+			r := response{JSONRPC: "2.0", ID: req.ID, Result: res}
+			if err != nil {
+				var e *Error
+				if !errors.As(err, &e) {
+					e = &Error{CodeFailed, err.Error()}
+				}
+				r.Result, r.Error = nil, e
+			} else if res == nil {
+				r.Result = struct{}{}
+			}
+			write(r)
+		}()
+	}
+}
+
+func idOrNull(id json.RawMessage) json.RawMessage {
+	if id == nil {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+func (s *Server) call(req request) (res any, err error) {
+	s.mu.Lock()
+	h, ok := s.handlers[req.Method]
+	s.mu.Unlock()
+	if !ok {
+		return nil, &Error{CodeNoMethod, fmt.Sprintf("no method %q", req.Method)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("local API method panicked", "method", req.Method, "panic", p)
+			res, err = nil, &Error{CodeInternal, fmt.Sprintf("%s failed inside the daemon; see its log", req.Method)}
+		}
+	}()
+	params := req.Params
+	if params == nil {
+		params = json.RawMessage("null")
+	}
+	return h(s.ctx, params)
+}
+
+// Close stops accepting, ends open connections and waits for their calls.
+func (s *Server) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	lis := s.lis
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	var err error
+	if lis != nil {
+		err = lis.Close()
+	}
+	s.wg.Wait()
+	return err
+}
+
+// Params decodes params into v strictly, as a CodeInvalidParams error.
+func Params(params json.RawMessage, v any) error {
+	if string(params) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &Error{CodeInvalidParams, "bad params: " + err.Error()}
+	}
+	return nil
+}
+

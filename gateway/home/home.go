@@ -1,0 +1,116 @@
+// Package home locates Pinky's data folder ($PINKY_HOME) and runtime folder,
+// and holds the lock that keeps one daemon per data folder.
+package home
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Dirs are the folders of one Pinky installation.
+type Dirs struct {
+	Home    string // $PINKY_HOME: history, media, drivers/, logs/
+	Runtime string // the local socket's folder
+}
+
+// Resolve finds the folders from the environment: $PINKY_HOME, else the
+// platform's data folder; $XDG_RUNTIME_DIR/pinky, else the data folder.
+func Resolve() (Dirs, error) {
+	h := os.Getenv("PINKY_HOME")
+	if h == "" {
+		base, err := defaultBase()
+		if err != nil {
+			return Dirs{}, err
+		}
+		h = base
+	}
+	h, err := filepath.Abs(h)
+	if err != nil {
+		return Dirs{}, fmt.Errorf("PINKY_HOME: %w", err)
+	}
+	d := Dirs{Home: h, Runtime: h}
+	if xdg := os.Getenv("XDG_RUNTIME_DIR"); xdg != "" && os.Getenv("PINKY_HOME") == "" {
+		d.Runtime = filepath.Join(xdg, "pinky")
+	}
+	return d, nil
+}
+
+func defaultBase() (string, error) {
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no PINKY_HOME and no home folder: %w", err)
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(u, "Library", "Application Support", "Pinky"), nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "pinky"), nil
+	}
+	return filepath.Join(u, ".local", "share", "pinky"), nil
+}
+
+// Socket is the path of the daemon's local socket.
+func (d Dirs) Socket() string { return filepath.Join(d.Runtime, "pinky.sock") }
+
+// Drivers is the folder searched for third-party drivers.
+func (d Dirs) Drivers() string { return filepath.Join(d.Home, "drivers") }
+
+// Logs is the folder of the daemon's log files.
+func (d Dirs) Logs() string { return filepath.Join(d.Home, "logs") }
+
+// Ensure creates the folders, private to the user (0700), and tightens the
+// mode of folders that exist with a looser one.
+func (d Dirs) Ensure() error {
+	for _, dir := range []string{d.Home, d.Runtime} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrLocked means another daemon holds the data folder.
+var ErrLocked = errors.New("another pinky daemon is running on this data folder")
+
+// Lock is the held daemon lock.
+type Lock struct{ f *os.File }
+
+// AcquireLock takes the daemon lock in d.Home, writing this process's pid in
+// it. When another daemon holds it, the error wraps ErrLocked and names that
+// daemon's pid. The lock is released when the process ends, however it ends.
+func (d Dirs) AcquireLock() (*Lock, error) {
+	path := filepath.Join(d.Home, "daemon.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		pid := strings.TrimSpace(string(b))
+		return nil, fmt.Errorf("%w (pid %s, PINKY_HOME %s): stop it with `pinky stop-daemon` or use another PINKY_HOME", ErrLocked, pid, d.Home)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
