@@ -264,4 +264,3 @@ func Params(params json.RawMessage, v any) error {
 	}
 	return nil
 }
-
