@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pinky-gateway/pinky/gateway"
+	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/home"
+)
+
+func newDaemonCmd() *cobra.Command {
+	var sim bool
+	var world, level string
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the gateway in the foreground",
+		Long: `Run the gateway: it starts every driver it finds (pinky-driver-* next to the
+pinky binary, in $PINKY_HOME/drivers and on PATH), supervises them, and
+serves the local socket that the other commands use. One daemon runs per
+data folder; a second one refuses to start and names the first.
+
+Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var lv slog.Level
+			if err := lv.UnmarshalText([]byte(level)); err != nil {
+				return fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+			}
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lv}))
+			dirs, err := home.Resolve()
+			if err != nil {
+				return err
+			}
+			g, err := gateway.New(gateway.Config{
+				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log,
+				Drivers: driverhost.DefaultConfig(dirs.Home),
+			})
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return g.Run(ctx)
+		},
+	}
+	cmd.Flags().BoolVar(&sim, "sim", false, "add the virtual phones (the pinky-driver-sim driver)")
+	cmd.Flags().StringVar(&world, "sim-world", "", "world file for the virtual phones (default: the bundled world)")
+	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
+	return cmd
+}
+
+func newStopDaemonCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop-daemon",
+		Short: "Stop the running daemon and its drivers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, dirs, err := dial(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			var st api.Status
+			if err := c.Call(ctx, api.MethodStatus, nil, &st); err != nil {
+				return err
+			}
+			if err := c.Call(ctx, api.MethodStop, nil, nil); err != nil {
+				return err
+			}
+			// The daemon has stopped once its lock is free again.
+			deadline := time.Now().Add(15 * time.Second)
+			for time.Now().Before(deadline) {
+				l, err := dirs.AcquireLock()
+				if err == nil {
+					l.Release()
+					fmt.Fprintf(cmd.OutOrStdout(), "stopped the daemon (pid %d)\n", st.Pid)
+					return nil
+				}
+				if !errors.Is(err, home.ErrLocked) {
+					return err
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			return fmt.Errorf("the daemon (pid %d) was asked to stop but still runs after 15 s", st.Pid)
+		},
+	}
+}
+
+func newStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the daemon, its drivers and devices",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var st api.Status
+			if err := call(cmd.Context(), api.MethodStatus, nil, &st); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), st)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "daemon: pid %d, version %s, up %s\nhome:   %s\nsocket: %s\n\n", st.Pid, st.Version,
+				time.Since(st.Started).Round(time.Second), st.Home, st.Socket)
+			printDrivers(w, st.Drivers)
+			fmt.Fprintln(w)
+			printDevices(w, st.Devices)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	return cmd
+}

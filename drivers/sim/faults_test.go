@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+func TestParseFaults(t *testing.T) {
+	got, err := ParseFaults("crash_after=20, crash_on=type,hang=screen,slow=150ms,drop=sim-android-1@2s/1s,drop=x@0s/5s,offline_mid_action=tap,offline_for=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Faults{
+		CrashAfter: 20, CrashOn: "type", Hang: "screen", Slow: 150 * time.Millisecond,
+		Drops:            []Drop{{"sim-android-1", 2 * time.Second, time.Second}, {"x", 0, 5 * time.Second}},
+		OfflineMidAction: "tap", OfflineFor: time.Second,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
+	}
+	bad := []struct{ in, want string }{
+		{"crash_after", `"crash_after": want key=value`},
+		{"crash_after=0", "at least 1"},
+		{"hang=everything", `fault hang="everything": want a call`},
+		{"slow=fast", `fault slow="fast"`},
+		{"drop=sim-android-1", "want DEVICE@AFTER/FOR"},
+		{"drop=a@1s/x", `fault drop="a@1s/x"`},
+		{"explode=1", `fault "explode" unknown`},
+	}
+	for _, tt := range bad {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := ParseFaults(tt.in)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v; want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFaultCrash(t *testing.T) {
+	tests := []struct {
+		knobs string
+		calls int // calls that succeed before the crash
+	}{
+		{"crash_after=3", 3},
+		{"crash_on=screen", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.knobs, func(t *testing.T) {
+			f, err := ParseFaults(tt.knobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			code := -1
+			d := newDefault(t, WithFaults(f), WithExit(func(c int) {
+				mu.Lock()
+				code = c
+				mu.Unlock()
+			}))
+			for i := 0; i <= tt.calls; i++ {
+				mu.Lock()
+				crashed := code
+				mu.Unlock()
+				if crashed != -1 {
+					t.Fatalf("crashed after %d calls; want %d", i, tt.calls)
+				}
+				d.Screen(context.Background(), android, 0)
+			}
+			if code != 2 {
+				t.Errorf("exit code: got %d; want 2", code)
+			}
+		})
+	}
+}
+
+func TestFaultHangAndSlow(t *testing.T) {
+	f, _ := ParseFaults("hang=tap,slow=50ms")
+	d := newDefault(t, WithFaults(f))
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 1, Y: 1}})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) < 150*time.Millisecond {
+		t.Errorf("hang: got %v after %v; want DeadlineExceeded after 150ms", err, time.Since(start))
+	}
+	start = time.Now()
+	screen(t, d, android)
+	if time.Since(start) < 50*time.Millisecond {
+		t.Errorf("slow: got %v; want at least 50ms", time.Since(start))
+	}
+}
+
+func TestFaultDropAndOffline(t *testing.T) {
+	f, _ := ParseFaults("drop=sim-ios-1@50ms/100ms,offline_mid_action=type,offline_for=100ms")
+	d := newDefault(t, WithFaults(f))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan sdk.DeviceEvent, 100)
+	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
+	next := func() sdk.DeviceEvent {
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(2 * time.Second):
+			t.Fatal("no event")
+			return sdk.DeviceEvent{}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		next() // two Added, Synced
+	}
+	if ev := next(); ev.Kind != sdk.DeviceRemoved || ev.Device.ID != "sim-ios-1" {
+		t.Fatalf("got %+v; want sim-ios-1 removed", ev)
+	}
+	if _, err := d.Screen(ctx, "sim-ios-1", 0); !errors.Is(err, sdk.ErrDeviceNotFound) {
+		t.Errorf("dropped device: got %v; want ErrDeviceNotFound", err)
+	}
+	if ev := next(); ev.Kind != sdk.DeviceAdded || ev.Device.ID != "sim-ios-1" {
+		t.Fatalf("got %+v; want sim-ios-1 added back", ev)
+	}
+	unlock(t, d, android)
+	next() // unlocked
+	if _, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActType, Text: "x"}); !errors.Is(err, sdk.ErrDeviceOffline) {
+		t.Fatalf("offline mid action: got %v; want ErrDeviceOffline", err)
+	}
+	if ev := next(); ev.Kind != sdk.DeviceChanged || ev.Device.State != sdk.StateOffline {
+		t.Errorf("got %+v; want changed to offline", ev)
+	}
+	if _, err := d.Screen(ctx, android, 0); !errors.Is(err, sdk.ErrDeviceOffline) {
+		t.Errorf("offline device: got %v; want ErrDeviceOffline", err)
+	}
+	if ev := next(); ev.Kind != sdk.DeviceChanged || ev.Device.State != sdk.StateOnline {
+		t.Errorf("got %+v; want changed to online", ev)
+	}
+}

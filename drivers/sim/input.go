@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// input applies one raw event. Errors of the gesture itself (a locked phone)
+// are dropped: a person's mirror does not stop for them. p.mu is held.
+func (p *phone) input(ev sdk.InputEvent) error {
+	var a *sdk.Action
+	switch {
+	case ev.Pointer != nil:
+		pe := ev.Pointer
+		switch pe.Action {
+		case sdk.PointerDown:
+			p.pointers[pe.PointerID] = pe.Point
+		case sdk.PointerCancel:
+			delete(p.pointers, pe.PointerID)
+		case sdk.PointerUp:
+			from, ok := p.pointers[pe.PointerID]
+			delete(p.pointers, pe.PointerID)
+			if !ok {
+				return nil
+			}
+			a = &sdk.Action{Kind: sdk.ActTap, Point: from}
+			if dx, dy := pe.Point.X-from.X, pe.Point.Y-from.Y; dx*dx+dy*dy > p.px(8)*p.px(8) {
+				a = &sdk.Action{Kind: sdk.ActSwipe, Point: from, To: pe.Point}
+			}
+		}
+	case ev.Key != nil && ev.Key.Action == sdk.KeyUp:
+		a = &sdk.Action{Kind: sdk.ActKey, Key: ev.Key.Key}
+	case ev.Text != "":
+		a = &sdk.Action{Kind: sdk.ActType, Text: ev.Text}
+	}
+	if a == nil {
+		return nil
+	}
+	if _, err := p.act(*a); err != nil {
+		p.d.log.Debug("input ignored", "device", p.spec.ID, "err", err)
+	}
+	return nil
+}

@@ -1,0 +1,191 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// phone is one virtual phone's state. mu guards every field below it; lock
+// order: phone.mu before Driver.watchMu.
+type phone struct {
+	d     *Driver
+	spec  *PhoneSpec
+	apps  []*AppSpec
+	scale float64 // pixels per dp
+
+	mu        sync.Mutex
+	present   bool // false while a drop fault has removed it
+	online    bool
+	screenOn  bool
+	locked    bool
+	pinEntry  string
+	pinWrong  bool
+	stack     []*entry // the back stack; empty shows the launcher
+	dialog    string   // a screen of the top entry's app shown as a dialog
+	focus     string   // the focused field's variable
+	shade     bool
+	recents   bool
+	recent    []*AppSpec
+	vars      map[string]string
+	lists     map[string][]string
+	notes     []notification
+	nextNote  int
+	clipboard string
+	anim      *animation
+	timers    map[*time.Timer]struct{}
+	folder    string // the Pinky folder, made on first use
+	pointers  map[int]sdk.Point
+	closed    bool
+}
+
+// entry is one screen on the back stack.
+type entry struct {
+	app    *AppSpec
+	screen string
+	scroll map[string]int // pixels scrolled, by element path
+}
+
+type notification struct {
+	id          int
+	app         *AppSpec
+	title, text string
+	posted      time.Time
+}
+
+type animation struct {
+	start time.Time
+	dur   time.Duration
+	label string
+}
+
+func newPhone(d *Driver, spec *PhoneSpec, all []*AppSpec) *phone {
+	p := &phone{
+		d: d, spec: spec, scale: float64(spec.Density) / 160,
+		present: true, online: true, screenOn: !spec.ScreenOff, locked: spec.Locked,
+		vars: map[string]string{}, lists: map[string][]string{},
+		clipboard: spec.Clipboard, timers: map[*time.Timer]struct{}{}, pointers: map[int]sdk.Point{},
+	}
+	for _, a := range all {
+		if spec.dump == nil && (len(spec.Apps) == 0 || slices.Contains(spec.Apps, a.Key)) {
+			p.apps = append(p.apps, a)
+		}
+	}
+	for _, a := range p.apps {
+		for k, v := range a.Vars {
+			p.vars[k] = v
+		}
+		for k, v := range a.Lists {
+			p.lists[k] = append([]string(nil), v...)
+		}
+	}
+	for _, n := range spec.Notifications {
+		p.post(n)
+	}
+	return p
+}
+
+// device describes the phone for WatchDevices.
+func (p *phone) device() sdk.Device {
+	s := p.spec
+	dev := sdk.Device{
+		ID: s.ID, Name: s.Name, Model: s.Model, Manufacturer: s.Manufacturer, Platform: s.Platform,
+		OSVersion: s.OSVersion, Connection: sdk.ConnVirtual, State: sdk.StateOnline,
+		LockState: sdk.LockUnlocked, ScreenOn: p.screenOn,
+	}
+	if !p.online {
+		dev.State = sdk.StateOffline
+	}
+	if p.locked {
+		dev.LockState = sdk.LockLocked
+	}
+	return dev
+}
+
+// changed tells watchers about the phone's new state.
+func (p *phone) changed() {
+	p.d.publish(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: p.device()})
+}
+
+// after runs f with p.mu held once delay has passed, unless the phone closes first.
+func (p *phone) after(delay time.Duration, f func()) {
+	var t *time.Timer
+	t = time.AfterFunc(delay, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if _, ok := p.timers[t]; !ok || p.closed {
+			return
+		}
+		delete(p.timers, t)
+		f()
+	})
+	p.timers[t] = struct{}{}
+}
+
+// close stops the phone's timers. It returns the Pinky folder to remove.
+func (p *phone) close() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for t := range p.timers {
+		t.Stop()
+	}
+	clear(p.timers)
+	return p.folder
+}
+
+// appID is an app's id on this phone's platform.
+func (p *phone) appID(a *AppSpec) string { return a.ID.For(p.spec.Platform) }
+
+// top is the entry in front, or nil for the launcher.
+func (p *phone) top() *entry {
+	if len(p.stack) == 0 {
+		return nil
+	}
+	return p.stack[len(p.stack)-1]
+}
+
+// expand replaces {name} with locals, then variables.
+func (p *phone) expand(s string, locals map[string]string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		j := strings.IndexByte(s[i+1:], '}')
+		if i < 0 || j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		name := s[i+1 : i+1+j]
+		b.WriteString(s[:i])
+		if v, ok := locals[name]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(p.vars[name])
+		}
+		s = s[i+2+j:]
+	}
+}
+
+// post adds a notification now, or later when n.After is set.
+func (p *phone) post(n NotifySpec) {
+	add := func() {
+		p.nextNote++
+		p.notes = append(p.notes, notification{
+			id: p.nextNote, app: findApp(p.apps, n.App), title: n.Title, text: n.Text, posted: p.d.now(),
+		})
+	}
+	if n.After > 0 {
+		p.after(n.After, add)
+		return
+	}
+	add()
+}
+
+// idle reports whether no animation is running.
+func (p *phone) idle() bool { return p.anim == nil }

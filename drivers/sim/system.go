@@ -1,0 +1,310 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// sys makes a system element: android ids get the systemui package.
+func (p *phone) sys(role, text, rid string, r sdk.Rect) *node {
+	el := sdk.Element{Class: p.class(role, PerPlatform{}), Text: text, Bounds: r, Enabled: true, Visible: true}
+	if rid != "" {
+		el.ResourceID = rid
+		if p.spec.Platform == sdk.PlatformAndroid {
+			el.ResourceID = "com.android.systemui:id/" + rid
+		}
+	}
+	if p.spec.Platform == sdk.PlatformIOS && role != "text" {
+		el.ContentDescription = text
+	}
+	return &node{el: el, ink: black}
+}
+
+// button makes a clickable system element.
+func (p *phone) button(role, text, rid string, r sdk.Rect, tap func() (string, error)) *node {
+	n := p.sys(role, text, rid, r)
+	n.el.Clickable, n.el.Focusable, n.tap = true, true, tap
+	n.fill = paleBlue
+	return n
+}
+
+func (p *phone) statusBar() *layer {
+	r := sdk.Rect{Right: p.spec.Width, Bottom: p.px(statusBarDP)}
+	l := &layer{area: r}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: r, Enabled: true, Visible: true}, fill: darkFill})
+	if p.spec.Platform == sdk.PlatformIOS {
+		l.nodes[root].el.Class = "XCUIElementTypeStatusBar"
+	}
+	clock := p.sys("text", p.d.now().Format("15:04"), "clock", sdk.Rect{Left: p.px(16), Right: p.px(80), Bottom: r.Bottom})
+	clock.ink = white
+	l.add(root, clock)
+	battery := p.sys("text", "100%", "battery", sdk.Rect{Left: r.Right - p.px(64), Right: r.Right - p.px(8), Bottom: r.Bottom})
+	battery.ink = white
+	l.add(root, battery)
+	if len(p.notes) > 0 && !p.locked {
+		n := p.sys("text", plural(len(p.notes), "notification"), "notification_icon_area",
+			sdk.Rect{Left: p.px(88), Right: p.px(240), Bottom: r.Bottom})
+		n.ink = white
+		l.add(root, n)
+	}
+	return l
+}
+
+// grid lays out cells of size w x h, cols per row, starting at r's top-left.
+func grid(r sdk.Rect, i, cols, h int) sdk.Rect {
+	w := r.Width() / cols
+	x, y := r.Left+(i%cols)*w, r.Top+(i/cols)*h
+	return sdk.Rect{Left: x, Top: y, Right: x + w, Bottom: y + h}
+}
+
+func (p *phone) lockScreen(area sdk.Rect) *layer {
+	l := &layer{area: area}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: p.sysID("keyguard_host_view")}, fill: darkFill})
+	line := func(i, hdp int) sdk.Rect {
+		return sdk.Rect{Left: area.Left + p.px(24), Top: area.Top + p.px(i), Right: area.Right - p.px(24), Bottom: area.Top + p.px(i+hdp)}
+	}
+	clock := p.sys("text", p.d.now().Format("15:04"), "lock_clock", line(40, 72))
+	clock.ink, clock.bold = white, true
+	l.add(root, clock)
+	if len(p.notes) > 0 {
+		n := p.sys("text", plural(len(p.notes), "notification"), "lock_notifications", line(120, 32))
+		n.ink = white
+		l.add(root, n)
+	}
+	prompt := "Enter PIN"
+	if p.pinWrong {
+		prompt = "Wrong PIN"
+	}
+	pr := p.sys("text", prompt, "keyguard_message_area", line(170, 32))
+	pr.ink = white
+	l.add(root, pr)
+	entry := p.sys("password", strings.Repeat("•", len(p.pinEntry)), "pinEntry", line(210, 48))
+	entry.el.Password, entry.el.Focused, entry.el.Focusable = true, true, true
+	entry.fill = fieldFill
+	l.add(root, entry)
+	pad := line(280, 4*80)
+	keys := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "Delete", "0", "OK"}
+	for i, k := range keys {
+		rid := map[string]string{"Delete": "delete_button", "OK": "key_enter"}[k]
+		if rid == "" {
+			rid = "key" + k
+		}
+		label := k
+		if k == "Delete" {
+			label = "⌫"
+		}
+		b := p.button("button", label, rid, inset(grid(pad, i, 3, p.px(80)), p.px(6)), func() (string, error) { return p.pinKey(k) })
+		b.el.ContentDescription = k
+		b.fill, b.ink = keyFill, black
+		l.add(root, b)
+	}
+	return l
+}
+
+func (p *phone) sysID(rid string) string {
+	if p.spec.Platform == sdk.PlatformAndroid {
+		return "com.android.systemui:id/" + rid
+	}
+	return ""
+}
+
+func inset(r sdk.Rect, d int) sdk.Rect {
+	return sdk.Rect{Left: r.Left + d, Top: r.Top + d, Right: r.Right - d, Bottom: r.Bottom - d}
+}
+
+// pinKey handles a key of the lock screen's PIN pad.
+func (p *phone) pinKey(k string) (string, error) {
+	switch k {
+	case "Delete":
+		if p.pinEntry != "" {
+			p.pinEntry = p.pinEntry[:len(p.pinEntry)-1]
+		}
+		return "deleted a digit", nil
+	case "OK":
+		entered := p.pinEntry
+		p.pinEntry = ""
+		if entered != p.spec.PIN {
+			p.pinWrong = true
+			return "wrong PIN", nil
+		}
+		p.unlock()
+		return "unlocked", nil
+	}
+	if len(p.pinEntry) < 16 {
+		p.pinEntry += k
+	}
+	return "entered a digit", nil
+}
+
+func (p *phone) unlock() {
+	p.locked, p.pinWrong, p.pinEntry = false, false, ""
+	p.changed()
+}
+
+func (p *phone) launcher(area sdk.Rect) *layer {
+	l := &layer{area: area}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: p.launcherID("workspace")}, fill: launcherFill})
+	cells := sdk.Rect{Left: area.Left + p.px(8), Top: area.Top + p.px(24), Right: area.Right - p.px(8), Bottom: area.Bottom}
+	for i, a := range p.apps {
+		a := a
+		r := inset(grid(cells, i, 4, p.px(104)), p.px(4))
+		if r.Bottom > area.Bottom {
+			break
+		}
+		n := p.button("icon", a.Label, "", r, func() (string, error) { return p.launch(a) })
+		n.el.ContentDescription = a.Label
+		n.el.ResourceID = p.launcherID("icon")
+		n.fill, _ = parseColor(a.Icon)
+		n.ink = white
+		l.add(root, n)
+	}
+	return l
+}
+
+func (p *phone) launcherID(rid string) string {
+	if p.spec.Platform == sdk.PlatformAndroid {
+		return "com.google.android.apps.nexuslauncher:id/" + rid
+	}
+	return ""
+}
+
+// keyboard is the software keyboard; its keys type into the focused field.
+func (p *phone) keyboard(area sdk.Rect) *layer {
+	l := &layer{area: area}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("keyboard", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: p.imeID("keyboard_holder")}, fill: keyboardFill})
+	rows := []string{"qwertyuiop", "asdfghjkl", "zxcvbnm⌫"}
+	rowH := area.Height() / 4
+	for ri, row := range rows {
+		keys := []rune(row)
+		band := sdk.Rect{Left: area.Left, Top: area.Top + ri*rowH, Right: area.Right, Bottom: area.Top + (ri+1)*rowH}
+		for i, k := range keys {
+			k := string(k)
+			key := p.button("key", k, "", inset(grid(band, i, len(keys), rowH), p.px(3)), func() (string, error) {
+				if k == "⌫" {
+					return p.key(sdk.KeyDelete)
+				}
+				return p.typeText(k, false, false)
+			})
+			key.el.ContentDescription = k
+			key.fill = white
+			l.add(root, key)
+		}
+	}
+	band := sdk.Rect{Left: area.Left, Top: area.Top + 3*rowH, Right: area.Right, Bottom: area.Bottom}
+	space := p.button("key", "space", "", inset(sdk.Rect{Left: band.Left + band.Width()/4, Top: band.Top, Right: band.Right - band.Width()/4, Bottom: band.Bottom}, p.px(3)),
+		func() (string, error) { return p.typeText(" ", false, false) })
+	space.fill = white
+	l.add(root, space)
+	enter := p.button("key", "enter", "", inset(sdk.Rect{Left: band.Right - band.Width()/4, Top: band.Top, Right: band.Right, Bottom: band.Bottom}, p.px(3)),
+		func() (string, error) { return p.key(sdk.KeyEnter) })
+	l.add(root, enter)
+	return l
+}
+
+func (p *phone) imeID(rid string) string {
+	if p.spec.Platform == sdk.PlatformAndroid {
+		return "com.google.android.inputmethod.latin:id/" + rid
+	}
+	return ""
+}
+
+// shadeLayer is the notification shade pulled down from the top.
+func (p *phone) shadeLayer(area sdk.Rect) *layer {
+	l := &layer{area: area, modal: true}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: p.sysID("notification_panel")}, fill: shadeFill})
+	row := func(i, h int) sdk.Rect {
+		return sdk.Rect{Left: area.Left + p.px(12), Top: area.Top + p.px(i), Right: area.Right - p.px(12), Bottom: area.Top + p.px(i+h)}
+	}
+	title := p.sys("text", "Notifications", "", row(8, 40))
+	title.bold = true
+	l.add(root, title)
+	y := 56
+	for _, n := range p.notes {
+		n := n
+		r := row(y, 88)
+		if r.Bottom > area.Bottom-p.px(64) {
+			break
+		}
+		label := ""
+		if n.app != nil {
+			label = n.app.Label
+		}
+		item := p.button("item", "", "notification", r, func() (string, error) { return p.openNote(n.id) })
+		item.el.ContentDescription = strings.TrimSpace(label + " " + n.title)
+		item.fill = white
+		i := l.add(root, item)
+		l.add(i, p.sys("text", label+" · "+n.posted.Format("15:04"), "app_name_text", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(4), Right: r.Right, Bottom: r.Top + p.px(28)}))
+		t := p.sys("text", n.title, "title", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(28), Right: r.Right, Bottom: r.Top + p.px(56)})
+		t.bold = true
+		l.add(i, t)
+		l.add(i, p.sys("text", n.text, "text", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(56), Right: r.Right, Bottom: r.Bottom}))
+		y += 96
+	}
+	clr := p.button("button", "Clear all", "clear_all", sdk.Rect{Left: area.Right - p.px(140), Top: area.Bottom - p.px(56), Right: area.Right - p.px(12), Bottom: area.Bottom - p.px(8)},
+		func() (string, error) {
+			p.notes, p.shade = nil, false
+			return "cleared notifications", nil
+		})
+	l.add(root, clr)
+	return l
+}
+
+// openNote opens a notification's app and removes it.
+func (p *phone) openNote(id int) (string, error) {
+	for i, n := range p.notes {
+		if n.id == id {
+			p.notes = append(p.notes[:i:i], p.notes[i+1:]...)
+			p.shade = false
+			if n.app != nil {
+				return p.launch(n.app)
+			}
+			return "dismissed notification", nil
+		}
+	}
+	return "", nil
+}
+
+// recentsLayer lists recently used apps.
+func (p *phone) recentsLayer(area sdk.Rect) *layer {
+	l := &layer{area: area, modal: true}
+	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: p.launcherID("overview_panel")}, fill: shadeFill})
+	for i, a := range p.recent {
+		a := a
+		r := sdk.Rect{Left: area.Left + p.px(24), Top: area.Top + p.px(16+i*120), Right: area.Right - p.px(24), Bottom: area.Top + p.px(16+i*120+104)}
+		if r.Bottom > area.Bottom {
+			break
+		}
+		n := p.button("item", a.Label, "snapshot", r, func() (string, error) { return p.launch(a) })
+		n.el.ContentDescription = a.Label
+		n.fill = white
+		l.add(root, n)
+	}
+	return l
+}
+
+// progress is the running animation: a bar that grows until it settles.
+func (p *phone) progress(area sdk.Rect) *layer {
+	frac := min(float64(p.d.now().Sub(p.anim.start))/float64(p.anim.dur), 1)
+	r := sdk.Rect{Left: area.Left, Top: area.Bottom - p.px(48), Right: area.Right, Bottom: area.Bottom}
+	l := &layer{area: r}
+	bar := p.sys("progress", p.anim.label, "progress", sdk.Rect{Left: r.Left, Top: r.Top, Right: r.Left + max(1, int(frac*float64(r.Width()))), Bottom: r.Bottom})
+	bar.el.Value = fmt.Sprintf("%.0f%%", frac*100)
+	bar.fill = accent
+	bar.ink = white
+	l.add(-1, bar)
+	return l
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,75 @@
+package api
+
+import "time"
+
+// Methods of the control API. Params and results are the types below.
+const (
+	MethodStatus        = "status"          // → Status
+	MethodDrivers       = "drivers.list"    // → []Driver
+	MethodDriverRestart = "drivers.restart" // DriverName → Driver
+	MethodDriverAttach  = "drivers.attach"  // AttachParams → Driver
+	MethodDevices       = "devices.list"    // → []Device
+	MethodScreen        = "devices.screen"  // DeviceParams → Screen
+	MethodStop          = "daemon.stop"     // → {}
+)
+
+// Driver is one driver's status.
+type Driver struct {
+	Name         string    `json:"name"`
+	Version      string    `json:"version"`
+	Path         string    `json:"path"`
+	Source       string    `json:"source"`
+	Pid          int       `json:"pid"`
+	State        string    `json:"state"`
+	Restarts     int       `json:"restarts"`
+	Devices      int       `json:"devices"`
+	Capabilities []string  `json:"capabilities"`
+	LastError    string    `json:"last_error,omitempty"`
+	Stderr       []string  `json:"stderr,omitempty"`
+	StartedAt    time.Time `json:"started_at,omitzero"`
+}
+
+// Device is one phone.
+type Device struct {
+	ID           string `json:"id"`
+	Driver       string `json:"driver"`
+	Online       bool   `json:"online"`
+	Name         string `json:"name,omitempty"`
+	Model        string `json:"model,omitempty"`
+	Manufacturer string `json:"manufacturer,omitempty"`
+	Platform     string `json:"platform"`
+	OSVersion    string `json:"os_version,omitempty"`
+	Connection   string `json:"connection"`
+	State        string `json:"state"`
+	LockState    string `json:"lock_state,omitempty"`
+	Duplicate    bool   `json:"duplicate,omitempty"`
+}
+
+// Status is the daemon's state at a glance.
+type Status struct {
+	Pid     int       `json:"pid"`
+	Version string    `json:"version"`
+	Home    string    `json:"home"`
+	Socket  string    `json:"socket"`
+	Started time.Time `json:"started"`
+	Drivers []Driver  `json:"drivers"`
+	Devices []Device  `json:"devices"`
+}
+
+// DriverName names a driver.
+type DriverName struct {
+	Name string `json:"name"`
+}
+
+// AttachParams attaches a driver started by hand.
+type AttachParams struct {
+	Name    string `json:"name"`
+	Network string `json:"network"`
+	Addr    string `json:"addr"`
+	Pid     int    `json:"pid"`
+}
+
+// DeviceParams names a device.
+type DeviceParams struct {
+	Device string `json:"device"`
+}

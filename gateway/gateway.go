@@ -1,0 +1,219 @@
+// Package gateway is the Pinky daemon's core. New wires its parts (the
+// driver host, the local API) and Run serves until stopped. Later parts
+// (leases, the action pipeline, history, MCP) are wired here too, and only
+// here and in main.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/home"
+)
+
+// Version is the gateway's version, set at build time with -ldflags.
+var Version = "dev"
+
+// SimDriver is the name of the virtual phones' driver.
+const SimDriver = "sim"
+
+// Config configures a gateway.
+type Config struct {
+	Dirs home.Dirs
+	// Sim adds the virtual phones; without it the sim driver is not started,
+	// so that a person's real phones are not mixed with virtual ones.
+	Sim bool
+	// SimWorld is the world file for the virtual phones; empty is the default world.
+	SimWorld string
+	// Drivers configures driver discovery and supervision; its Home and
+	// Logger are filled in from Dirs and Logger when empty.
+	Drivers driverhost.Config
+	Logger  *slog.Logger
+}
+
+// Gateway is a running daemon.
+type Gateway struct {
+	cfg     Config
+	log     *slog.Logger
+	lock    *home.Lock
+	host    *driverhost.Host
+	api     *api.Server
+	started time.Time
+	stop    chan struct{}
+}
+
+// New prepares a gateway: it creates the data folders and takes the daemon
+// lock, so a second daemon on the same data folder fails here.
+func New(cfg Config) (*Gateway, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := api.CheckSocketPath(cfg.Dirs.Socket()); err != nil {
+		return nil, err
+	}
+	if err := cfg.Dirs.Ensure(); err != nil {
+		return nil, fmt.Errorf("data folder: %w", err)
+	}
+	lock, err := cfg.Dirs.AcquireLock()
+	if err != nil {
+		return nil, err
+	}
+	dc := cfg.Drivers
+	if dc.Home == "" {
+		dc.Home = cfg.Dirs.Home
+	}
+	if dc.Logger == nil {
+		dc.Logger = log
+	}
+	if !cfg.Sim {
+		dc.Disabled = with(dc.Disabled, SimDriver)
+	} else if cfg.SimWorld != "" {
+		if dc.Env == nil {
+			dc.Env = map[string][]string{}
+		}
+		dc.Env[SimDriver] = append(dc.Env[SimDriver], "PINKY_SIM_WORLD="+cfg.SimWorld)
+	}
+	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), stop: make(chan struct{})}
+	g.routes()
+	return g, nil
+}
+
+func with(m map[string]bool, k string) map[string]bool {
+	out := map[string]bool{k: true}
+	for n, v := range m {
+		out[n] = v
+	}
+	return out
+}
+
+// Run starts the drivers and the local API and serves until ctx ends or a
+// client asks the daemon to stop; then it stops everything and releases
+// the lock.
+func (g *Gateway) Run(ctx context.Context) error {
+	defer g.lock.Release()
+	g.started = time.Now()
+	if err := g.host.Start(ctx); err != nil {
+		return err
+	}
+	defer g.host.Stop()
+	if err := g.api.Listen(g.cfg.Dirs.Socket()); err != nil {
+		return fmt.Errorf("local API: %w", err)
+	}
+	defer os.Remove(g.cfg.Dirs.Socket())
+	defer g.api.Close()
+	g.log.Info("pinky daemon ready", "pid", os.Getpid(), "home", g.cfg.Dirs.Home, "socket", g.cfg.Dirs.Socket(), "drivers", len(g.host.Drivers()))
+	select {
+	case <-ctx.Done():
+	case <-g.stop:
+	}
+	g.log.Info("pinky daemon stopping")
+	return nil
+}
+
+// Host is the driver host, for wiring the later parts of the gateway.
+func (g *Gateway) Host() *driverhost.Host { return g.host }
+
+func (g *Gateway) routes() {
+	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
+		return api.Status{
+			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(),
+			Started: g.started, Drivers: g.drivers(), Devices: g.devices(),
+		}, nil
+	})
+	g.api.Handle(api.MethodDrivers, func(context.Context, json.RawMessage) (any, error) { return g.drivers(), nil })
+	g.api.Handle(api.MethodDevices, func(context.Context, json.RawMessage) (any, error) { return g.devices(), nil })
+	g.api.Handle(api.MethodDriverRestart, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var n api.DriverName
+		if err := api.Params(p, &n); err != nil {
+			return nil, err
+		}
+		if err := g.host.Restart(ctx, n.Name); err != nil {
+			return nil, err
+		}
+		return g.driver(n.Name)
+	})
+	g.api.Handle(api.MethodDriverAttach, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var a api.AttachParams
+		if err := api.Params(p, &a); err != nil {
+			return nil, err
+		}
+		if err := g.host.Attach(ctx, a.Name, sdk.Reattach{Network: a.Network, Addr: a.Addr, Pid: a.Pid}); err != nil {
+			return nil, err
+		}
+		return g.driver(a.Name)
+	})
+	g.api.Handle(api.MethodScreen, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var d api.DeviceParams
+		if err := api.Params(p, &d); err != nil {
+			return nil, err
+		}
+		drv, _, err := g.host.DriverForDevice(d.Device)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return drv.Screen(ctx, d.Device, 0)
+	})
+	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
+		select {
+		case <-g.stop:
+		default:
+			close(g.stop)
+		}
+		return nil, nil
+	})
+}
+
+func (g *Gateway) driver(name string) (api.Driver, error) {
+	for _, d := range g.drivers() {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return api.Driver{}, errors.New("driver " + name + " is not known")
+}
+
+func (g *Gateway) drivers() []api.Driver {
+	st := g.host.Drivers()
+	out := make([]api.Driver, len(st))
+	for i, s := range st {
+		out[i] = APIDriver(s)
+	}
+	return out
+}
+
+// APIDriver is a driver's status as the local API shows it.
+func APIDriver(s driverhost.DriverStatus) api.Driver {
+	caps := make([]string, len(s.Capabilities))
+	for j, c := range s.Capabilities {
+		caps[j] = string(c)
+	}
+	return api.Driver{
+		Name: s.Name, Version: s.Version, Path: s.Path, Source: s.Source, Pid: s.Pid, State: string(s.State),
+		Restarts: s.Restarts, Devices: s.Devices, Capabilities: caps, LastError: s.LastError, Stderr: s.Stderr,
+		StartedAt: s.StartedAt,
+	}
+}
+
+func (g *Gateway) devices() []api.Device {
+	ds := g.host.Devices()
+	out := make([]api.Device, len(ds))
+	for i, d := range ds {
+		out[i] = api.Device{
+			ID: d.ID, Driver: d.Driver, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
+			Platform: string(d.Platform), OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State),
+			LockState: string(d.LockState), Duplicate: d.Duplicate,
+		}
+	}
+	return out
+}
