@@ -163,9 +163,7 @@ The driver can be written in any language.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			if list {
-				for _, c := range drivertest.Cases() {
-					fmt.Fprintln(w, c.Name)
-				}
+				drivertest.WriteList(w)
 				return nil
 			}
 			if len(args) != 1 {

@@ -311,6 +311,41 @@ func TestAdapterValidation(t *testing.T) {
 	if _, err := c.WaitIdle(ctx, "d1", 0); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("zero timeout: got %v; want ErrInvalidArgument", err)
 	}
+	long := strings.Repeat("é", 4097)
+	for _, a := range []Action{
+		{Kind: ActLongPress, Duration: 10001 * time.Millisecond},
+		{Kind: ActSwipe, Duration: -time.Millisecond},
+		{Kind: ActScroll},
+		{Kind: ActScroll, Direction: ScrollUp, Amount: 1001},
+		{Kind: ActType},
+		{Kind: ActType, Text: long},
+		{Kind: ActType, Text: "a\xffb"},
+		{Kind: ActKey},
+		{Kind: ActLaunch},
+		{Kind: ActStop},
+		{Kind: ActOpenURL, URL: "example.com/relative"},
+		{Kind: ActOpenURL, URL: "https://x/" + strings.Repeat("a", 8192)},
+	} {
+		if _, err := c.Act(ctx, "d1", a); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("act %+v: got %v; want ErrInvalidArgument", a, err)
+		}
+	}
+	for _, p := range []string{"..", "a/../b", "/etc", `a\b`, "a\x00b", "\xff"} {
+		if _, err := c.ListFiles(ctx, "d1", p); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("ListFiles(%q): got %v; want ErrInvalidArgument", p, err)
+		}
+		if err := c.PullFile(ctx, "d1", p, io.Discard); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("PullFile(%q): got %v; want ErrInvalidArgument", p, err)
+		}
+		if _, err := c.PushFile(ctx, "d1", p, strings.NewReader("x")); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("PushFile(%q): got %v; want ErrInvalidArgument", p, err)
+		}
+	}
+	for _, p := range []string{"", "a", "a/b.txt", "..a", "a..b"} {
+		if _, err := c.ListFiles(ctx, "d1", p); err != nil {
+			t.Errorf("ListFiles(%q): got %v; want it accepted", p, err)
+		}
+	}
 	for _, pin := range []string{"", "123", "12345678901234567", "12a4"} {
 		if err := c.Unlock(ctx, "d1", pin); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("PIN %q: got %v; want ErrInvalidArgument", pin, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -97,6 +98,11 @@ func (c *Client) err(ctx context.Context, err error) error {
 			case <-time.After(deadlineSkew):
 			}
 		}
+	}
+	// A request that cannot be encoded (a string that is not UTF-8) never
+	// left this process: it is the caller's argument that is wrong.
+	if st, ok := status.FromError(err); ok && st.Code() == codes.Internal && strings.HasPrefix(st.Message(), "grpc: error while marshaling") {
+		return fmt.Errorf("%s: %w", st.Message(), ErrInvalidArgument)
 	}
 	out, transport := fromStatus(ctx, err)
 	if out == nil || !transport {

@@ -109,6 +109,9 @@ func (s *server) Act(ctx context.Context, r *pb.ActRequest) (*pb.ActResponse, er
 	if !ok {
 		return nil, toStatus(ctx, Invalid("the request carries no action"))
 	}
+	if err := checkAction(a); err != nil {
+		return nil, toStatus(ctx, err)
+	}
 	res, err := s.d.Act(ctx, r.GetDeviceId(), a)
 	if err != nil {
 		return nil, toStatus(ctx, err)
@@ -131,7 +134,7 @@ func (s *server) Input(stream pb.DriverService_InputServer) error {
 		if !ok {
 			return e, Invalid("input message carries no event")
 		}
-		return e, nil
+		return e, checkInput(e)
 	})
 	if err != nil {
 		return toStatus(ctx, err)
@@ -263,6 +266,9 @@ func (s *server) ListFiles(ctx context.Context, r *pb.ListFilesRequest) (*pb.Lis
 	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
 		return nil, err
 	}
+	if err := CheckPath(r.GetPath()); err != nil {
+		return nil, toStatus(ctx, err)
+	}
 	files, err := f.ListFiles(ctx, r.GetDeviceId(), r.GetPath())
 	if err != nil {
 		return nil, toStatus(ctx, err)
@@ -300,6 +306,9 @@ func (s *server) PullFile(r *pb.PullFileRequest, stream pb.DriverService_PullFil
 	}
 	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
 		return err
+	}
+	if err := CheckPath(r.GetPath()); err != nil {
+		return toStatus(ctx, err)
 	}
 	return toStatus(ctx, f.PullFile(ctx, r.GetDeviceId(), r.GetPath(), chunkWriter{stream.Send}))
 }
@@ -345,6 +354,9 @@ func (s *server) PushFile(stream pb.DriverService_PushFileServer) error {
 	}
 	if err := needDevice(ctx, h.GetDeviceId()); err != nil {
 		return err
+	}
+	if err := CheckPath(h.GetPath()); err != nil {
+		return toStatus(ctx, err)
 	}
 	n, err := f.PushFile(ctx, h.GetDeviceId(), h.GetPath(), &chunkReader{recv: stream.Recv})
 	if err != nil {

@@ -52,10 +52,13 @@ func (p *phone) act(a sdk.Action) (string, error) {
 }
 
 // checkAction rejects malformed actions before anything happens.
+// inside reports whether pt lies on the screen.
+func (p *phone) inside(pt sdk.Point) bool {
+	return pt.X >= 0 && pt.Y >= 0 && pt.X < p.spec.Width && pt.Y < p.spec.Height
+}
+
 func (p *phone) checkAction(a sdk.Action) error {
-	in := func(pt sdk.Point) bool {
-		return pt.X >= 0 && pt.Y >= 0 && pt.X < p.spec.Width && pt.Y < p.spec.Height
-	}
+	in := p.inside
 	switch a.Kind {
 	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress:
 		if !in(a.Point) {

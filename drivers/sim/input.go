@@ -11,6 +11,9 @@ func (p *phone) input(ev sdk.InputEvent) error {
 	switch {
 	case ev.Pointer != nil:
 		pe := ev.Pointer
+		if !p.inside(pe.Point) {
+			return sdk.Invalid("pointer at (%d,%d) is outside the %dx%d screen", pe.Point.X, pe.Point.Y, p.spec.Width, p.spec.Height)
+		}
 		switch pe.Action {
 		case sdk.PointerDown:
 			p.pointers[pe.PointerID] = pe.Point

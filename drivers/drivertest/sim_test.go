@@ -1,0 +1,53 @@
+package drivertest
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sim"
+)
+
+// simPIN is the PIN of the default world's phones.
+const simPIN = "1234"
+
+func newSim(t *testing.T) *sim.Driver {
+	t.Helper()
+	w, err := sim.DefaultWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sim.New(w)
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestRunSim(t *testing.T) {
+	Run(t, Config{Driver: newSim(t), Options: Options{PIN: simPIN, SyncTimeout: 5 * time.Second}})
+}
+
+// noFailures fails the test for every case that failed.
+func noFailures(t *testing.T, sum Summary) {
+	t.Helper()
+	for _, r := range sum.Results {
+		if r.Status == Fail {
+			t.Errorf("case %s: FAIL %q", r.Name, r.Messages)
+		}
+	}
+}
+
+func TestCheckBinarySim(t *testing.T) {
+	bin := buildDriver(t, "github.com/pinky-gateway/pinky/drivers/sim/cmd/pinky-driver-sim")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, dev := range []string{"sim-android-1", "sim-ios-1"} {
+		var out bytes.Buffer
+		sum, err := CheckBinary(ctx, bin, BinaryOptions{Options: Options{DeviceID: dev, PIN: simPIN, SyncTimeout: 5 * time.Second}}, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s report:\n%s", dev, out.String())
+		noFailures(t, sum)
+	}
+}

@@ -1,0 +1,125 @@
+package driverhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// tailLines is how many stderr lines a driver's status keeps.
+const tailLines = 20
+
+// maxLine cuts a line that never ends, so a driver cannot grow the buffer.
+const maxLine = 64 << 10
+
+// stderrLog receives a driver's stderr (go-plugin writes it in pieces, from
+// two goroutines: the pipe before the handshake and the stdio stream after),
+// logs it line by line and keeps the last lines. It outlives the processes
+// of one driver, so a failed driver still shows why.
+type stderrLog struct {
+	log *slog.Logger
+
+	mu   sync.Mutex
+	buf  []byte
+	ring [tailLines]string
+	n    int // lines ever kept
+}
+
+func (s *stderrLog) Write(p []byte) (int, error) {
+	var lines []string
+	s.mu.Lock()
+	s.buf = append(s.buf, p...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			if len(s.buf) >= maxLine {
+				i = len(s.buf)
+			} else {
+				break
+			}
+		}
+		line := strings.TrimRight(string(s.buf[:i]), "\r")
+		s.buf = s.buf[min(i+1, len(s.buf)):]
+		if line == "" {
+			continue
+		}
+		s.ring[s.n%tailLines] = line
+		s.n++
+		lines = append(lines, line)
+	}
+	if len(s.buf) == 0 {
+		s.buf = nil // drop the backing array of a long line
+	}
+	s.mu.Unlock()
+	// Logged outside the lock: a slow log handler must not stall Drivers().
+	for _, l := range lines {
+		logLine(s.log, l)
+	}
+	return len(p), nil
+}
+
+// tail returns the kept lines, oldest first.
+func (s *stderrLog) tail() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := min(s.n, tailLines)
+	out := make([]string, 0, k)
+	for i := s.n - k; i < s.n; i++ {
+		out = append(out, s.ring[i%tailLines])
+	}
+	return out
+}
+
+// logLine logs one stderr line. The Go SDK's plugin server writes JSON lines
+// in hclog's format ("@level", "@message"); they keep their level. Other
+// lines are logged at Info, or at Error when they start a panic.
+func logLine(log *slog.Logger, line string) {
+	level := slog.LevelInfo
+	msg := line
+	var attrs []any
+	if strings.HasPrefix(line, "{") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			if s, ok := m["@message"].(string); ok {
+				msg = s
+				level = hclogLevel(m["@level"])
+				for k, v := range m {
+					if !strings.HasPrefix(k, "@") {
+						attrs = append(attrs, k, v)
+					}
+				}
+			}
+		}
+	} else {
+		for _, p := range []struct {
+			prefix string
+			level  slog.Level
+		}{
+			{"panic:", slog.LevelError}, {"fatal error:", slog.LevelError},
+			{"[ERROR]", slog.LevelError}, {"[WARN]", slog.LevelWarn},
+			{"[DEBUG]", slog.LevelDebug}, {"[TRACE]", slog.LevelDebug},
+		} {
+			if strings.HasPrefix(line, p.prefix) {
+				level = p.level
+				break
+			}
+		}
+	}
+	log.Log(context.Background(), level, msg, attrs...)
+}
+
+func hclogLevel(v any) slog.Level {
+	s, _ := v.(string)
+	switch strings.ToLower(s) {
+	case "trace", "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
