@@ -438,6 +438,7 @@ func TestStderrLines(t *testing.T) {
 	s.Write([]byte("one\ntw"))
 	s.Write([]byte("o\n"))
 	s.Write([]byte(`{"@level":"error","@message":"bad thing","code":7}` + "\n"))
+	s.Write([]byte(`{"time":"2026-01-02T03:04:05Z","level":"WARN","msg":"slow phone","device":"d1"}` + "\n"))
 	s.Write([]byte("panic: oops\n\n"))
 	for i := range tailLines {
 		fmt.Fprintf(s, "line %d\n", i)
@@ -446,7 +447,7 @@ func TestStderrLines(t *testing.T) {
 	if len(tail) != tailLines || tail[0] != "line 0" || tail[tailLines-1] != fmt.Sprintf("line %d", tailLines-1) {
 		t.Errorf("tail = %q; want the last %d lines", tail, tailLines)
 	}
-	for _, want := range []string{"INFO one", "INFO two", "ERROR bad thing code=7", "ERROR panic: oops"} {
+	for _, want := range []string{"INFO one", "INFO two", "ERROR bad thing code=7", "WARN slow phone device=d1", "ERROR panic: oops"} {
 		if !rec.has(want) {
 			t.Errorf("log lacks %q; got %q", want, rec.records)
 		}

@@ -73,9 +73,11 @@ func (s *stderrLog) tail() []string {
 	return out
 }
 
-// logLine logs one stderr line. The Go SDK's plugin server writes JSON lines
-// in hclog's format ("@level", "@message"); they keep their level. Other
-// lines are logged at Info, or at Error when they start a panic.
+// logLine logs one stderr line. JSON lines keep their level, message and
+// fields: slog's JSON ("level", "msg", as sdk.Logger writes) and hclog's
+// ("@level", "@message", as go-plugin writes); their time is dropped, the
+// host stamps its own. Other lines are logged at Info, or at Error when they
+// start a panic.
 func logLine(log *slog.Logger, line string) {
 	level := slog.LevelInfo
 	msg := line
@@ -83,14 +85,18 @@ func logLine(log *slog.Logger, line string) {
 	if strings.HasPrefix(line, "{") {
 		var m map[string]any
 		if json.Unmarshal([]byte(line), &m) == nil {
-			if s, ok := m["@message"].(string); ok {
-				msg = s
-				level = hclogLevel(m["@level"])
+			for _, keys := range [][3]string{{"@message", "@level", "@timestamp"}, {"msg", "level", "time"}} {
+				s, ok := m[keys[0]].(string)
+				if !ok {
+					continue
+				}
+				msg, level = s, hclogLevel(m[keys[1]])
 				for k, v := range m {
-					if !strings.HasPrefix(k, "@") {
+					if k != keys[0] && k != keys[1] && k != keys[2] && !strings.HasPrefix(k, "@") {
 						attrs = append(attrs, k, v)
 					}
 				}
+				break
 			}
 		}
 	} else {
@@ -116,7 +122,7 @@ func hclogLevel(v any) slog.Level {
 	switch strings.ToLower(s) {
 	case "trace", "debug":
 		return slog.LevelDebug
-	case "warn":
+	case "warn", "warning":
 		return slog.LevelWarn
 	case "error":
 		return slog.LevelError

@@ -59,8 +59,9 @@ func (d *driver) Act(_ context.Context, deviceID string, _ sdk.Action) (sdk.ActR
 }
 
 func main() {
-	// Logs go to stderr: stdout carries the plugin handshake.
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// Logs go to stderr (stdout carries the plugin handshake), as JSON lines
+	// that the gateway logs again under the driver's name.
+	log := sdk.Logger(slog.LevelInfo)
 	if err := sdk.Serve(&driver{log: log}); err != nil {
 		log.Error(err.Error())
 		os.Exit(1)

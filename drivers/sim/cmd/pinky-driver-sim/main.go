@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log := sdk.Logger(slog.LevelInfo)
 	if err := run(log); err != nil {
 		log.Error("pinky-driver-sim", "err", err)
 		os.Exit(1)
