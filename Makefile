@@ -39,7 +39,7 @@ proto-check: ## Lint, format-check and regenerate proto/ (fails on a diff); buf 
 	scripts/proto-check.sh
 
 conformance: build ## Run the driver conformance suite against pinky-driver-sim.
-	$(BIN)/pinky driver check $(BIN)/pinky-driver-sim
+	$(BIN)/pinky driver check --pin 1234 $(BIN)/pinky-driver-sim
 
 clean: ## Remove built binaries.
 	rm -rf $(BIN)

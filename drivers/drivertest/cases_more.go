@@ -18,8 +18,9 @@ import (
 
 var mediaCases = []Case{
 	{Name: "video-stream", Capability: sdk.CapVideo, NeedsDevice: true, Doc: "StreamVideo starts with a config packet, then a key frame, PTS never goes back, a requested key frame comes, cancel ends it cleanly", run: checkVideo},
-	{Name: "files-bad-paths", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "ListFiles, PullFile and PushFile refuse absolute paths and paths with .. with INVALID_ARGUMENT", run: checkFilesBadPaths},
-	{Name: "files-round-trip", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "a pushed file (small, and over 1 MiB) is listed with its size and pulled back byte for byte; a push replaces", run: checkFilesRoundTrip},
+	{Name: "files-bad-paths", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "ListFiles, PullFile, PushFile and DeleteFile refuse absolute paths and paths with .. with INVALID_ARGUMENT", run: checkFilesBadPaths},
+	{Name: "files-round-trip", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "a pushed file (small, and over 1 MiB) is listed with its size and pulled back byte for byte; a push replaces; everything is deleted after", run: checkFilesRoundTrip},
+	{Name: "files-delete", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "DeleteFile removes a file, refuses a full folder without recursive, removes it with; a missing path answers FILE_NOT_FOUND", run: checkFilesDelete},
 	{Name: "files-missing", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "pulling a missing file, or listing a missing folder, answers NOT_FOUND (FILE_NOT_FOUND)", run: checkFilesMissing},
 	{Name: "apps-list", Capability: sdk.CapApps, NeedsDevice: true, Doc: "ListApps is not empty and its ids are set and unique", run: checkApps},
 	{Name: "displays", Capability: sdk.CapDisplays, NeedsDevice: true, Doc: "a created display has a positive id, reads at its size, and is removed; bad sizes answer INVALID_ARGUMENT", run: checkDisplays},
@@ -183,6 +184,8 @@ func checkFilesBadPaths(t T, s *suite) {
 		if !wantErr(t, fmt.Sprintf("PushFile(%q) on device %q", path, dev), err, sdk.ErrInvalidArgument) && err == nil {
 			t.Logf("PushFile(%q) was accepted: a file may be left on device %q; remove it by hand", path, dev)
 		}
+		err = s.drv.DeleteFile(ctx, dev, path, false)
+		wantErr(t, fmt.Sprintf("DeleteFile(%q) on device %q", path, dev), err, sdk.ErrInvalidArgument)
 	}
 }
 
@@ -217,6 +220,17 @@ func (s *suite) pullEquals(t T, ctx context.Context, name string, want []byte) {
 	}
 }
 
+// deleteLater removes path from the device when the case ends.
+func (s *suite) deleteLater(t T, dev, path string, recursive bool) {
+	t.Cleanup(func() {
+		ctx, cancel := cleanupCtx()
+		defer cancel()
+		if err := s.drv.DeleteFile(ctx, dev, path, recursive); err != nil && !errors.Is(err, sdk.ErrFileNotFound) {
+			t.Logf("cleanup: DeleteFile(%q) on device %q: %s; remove it by hand", path, dev, errText(err))
+		}
+	})
+}
+
 func checkFilesRoundTrip(t T, s *suite) {
 	ctx := s.ctx(t)
 	dev := s.deviceID(t)
@@ -227,18 +241,10 @@ func checkFilesRoundTrip(t T, s *suite) {
 		name string
 		data []byte
 	}{{uniqueName("small") + ".txt", small}, {uniqueName("big") + ".bin", big}} {
-		// The contract has no delete: leave an empty file behind at least.
-		t.Cleanup(func() {
-			ctx, cancel := cleanupCtx()
-			defer cancel()
-			if _, err := s.drv.PushFile(ctx, dev, f.name, bytes.NewReader(nil)); err != nil {
-				t.Logf("emptying %q on device %q: %s", f.name, dev, errText(err))
-			}
-		})
+		s.deleteLater(t, dev, f.name, false)
 		if !s.push(t, ctx, f.name, f.data) {
 			continue
 		}
-		t.Logf("note: the contract has no delete RPC; %q is left on device %q, emptied", f.name, dev)
 		list, err := s.drv.ListFiles(ctx, dev, "")
 		if err != nil {
 			t.Errorf("ListFiles(\"\") on device %q: %s", dev, errText(err))
@@ -261,13 +267,8 @@ func checkFilesRoundTrip(t T, s *suite) {
 	// A push creates missing parent folders; a folder cannot be pulled.
 	dir := uniqueName("dir")
 	nested := dir + "/sub/file.txt"
-	t.Cleanup(func() {
-		ctx, cancel := cleanupCtx()
-		defer cancel()
-		s.drv.PushFile(ctx, dev, nested, bytes.NewReader(nil)) //nolint:errcheck // best effort
-	})
+	s.deleteLater(t, dev, dir, true)
 	if s.push(t, ctx, nested, small) {
-		t.Logf("note: the contract has no delete RPC; folder %q is left on device %q", dir, dev)
 		list, err := s.drv.ListFiles(ctx, dev, dir)
 		switch {
 		case err != nil:
@@ -281,13 +282,37 @@ func checkFilesRoundTrip(t T, s *suite) {
 	}
 	// A push replaces what is there.
 	name := uniqueName("replace") + ".txt"
-	t.Cleanup(func() {
-		ctx, cancel := cleanupCtx()
-		defer cancel()
-		s.drv.PushFile(ctx, dev, name, bytes.NewReader(nil)) //nolint:errcheck // best effort
-	})
+	s.deleteLater(t, dev, name, false)
 	if s.push(t, ctx, name, []byte("a longer first version")) && s.push(t, ctx, name, []byte("second")) {
 		s.pullEquals(t, ctx, name, []byte("second"))
+	}
+}
+
+func checkFilesDelete(t T, s *suite) {
+	ctx := s.ctx(t)
+	dev := s.deviceID(t)
+	dir := uniqueName("del")
+	s.deleteLater(t, dev, dir, true)
+	if !s.push(t, ctx, dir+"/a/file.txt", []byte("x")) || !s.push(t, ctx, dir+"/b.txt", []byte("y")) {
+		return
+	}
+	err := s.drv.DeleteFile(ctx, dev, dir, false)
+	wantErr(t, fmt.Sprintf("DeleteFile(%q), a folder that is not empty, without recursive, on device %q", dir, dev), err, sdk.ErrInvalidArgument)
+	if err := s.drv.DeleteFile(ctx, dev, dir+"/a/file.txt", false); err != nil {
+		t.Errorf("DeleteFile(%q) on device %q: %s", dir+"/a/file.txt", dev, errText(err))
+	}
+	err = s.drv.PullFile(ctx, dev, dir+"/a/file.txt", io.Discard)
+	wantErr(t, fmt.Sprintf("PullFile(%q) after DeleteFile on device %q", dir+"/a/file.txt", dev), err, sdk.ErrFileNotFound)
+	if err := s.drv.DeleteFile(ctx, dev, dir, true); err != nil {
+		t.Errorf("DeleteFile(%q, recursive) on device %q: %s", dir, dev, errText(err))
+	}
+	_, err = s.drv.ListFiles(ctx, dev, dir)
+	wantErr(t, fmt.Sprintf("ListFiles(%q) after a recursive DeleteFile on device %q", dir, dev), err, sdk.ErrFileNotFound)
+	err = s.drv.DeleteFile(ctx, dev, dir, true)
+	wantErr(t, fmt.Sprintf("DeleteFile(%q), already deleted, on device %q", dir, dev), err, sdk.ErrFileNotFound)
+	for _, p := range []string{"", ".", "../x", "/x"} {
+		err = s.drv.DeleteFile(ctx, dev, p, true)
+		wantErr(t, fmt.Sprintf("DeleteFile(%q) on device %q", p, dev), err, sdk.ErrInvalidArgument)
 	}
 }
 

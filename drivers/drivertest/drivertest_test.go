@@ -87,6 +87,7 @@ func TestCheckBroken(t *testing.T) {
 		{"off-screen", "screen-wellformed", "want them inside the 200x400 screen"},
 		{"second-stream", "video-stream", "want BUSY"},
 		{"remove-display-strict", "displays", "RemoveDisplay(1) #2"},
+		{"delete-keeps", "files-delete", "DeleteFile"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bug+"/"+tt.failing, func(t *testing.T) {

@@ -475,6 +475,36 @@ func (f *fake) PushFile(_ context.Context, id, p string, r io.Reader) (int64, er
 	return int64(len(data)), nil
 }
 
+func (f *fake) DeleteFile(_ context.Context, id, p string, recursive bool) error {
+	if err := f.dev(id); err != nil {
+		return err
+	}
+	if err := f.checkPath(p); err != nil {
+		return err
+	}
+	if p == "" || p == "." {
+		return sdk.Invalid("path %q is the Pinky folder itself", p)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.files[p]; ok {
+		delete(f.files, p)
+		return nil
+	}
+	if !f.isDir(p) {
+		return sdk.Errorf(sdk.ErrFileNotFound, "file %q", p)
+	}
+	if !recursive || f.bug == "delete-keeps" {
+		return sdk.Invalid("folder %q is not empty", p)
+	}
+	for name := range f.files {
+		if strings.HasPrefix(name, p+"/") {
+			delete(f.files, name)
+		}
+	}
+	return nil
+}
+
 func (f *fake) CreateDisplay(_ context.Context, id string, w, h, _ int) (int, error) {
 	if err := f.dev(id); err != nil {
 		return 0, err

@@ -181,6 +181,9 @@ var probes = []probe{
 		_, err := c.PushFile(ctx, dev, "pinky-drivertest-probe.txt", bytes.NewReader(nil))
 		return err
 	}},
+	{sdk.CapFiles, "DeleteFile", func(ctx context.Context, c *sdk.Client, dev string) error {
+		return c.DeleteFile(ctx, dev, "pinky-drivertest-probe.txt", false) // also removes PushFile's probe
+	}},
 	{sdk.CapDisplays, "CreateDisplay", func(ctx context.Context, c *sdk.Client, dev string) error {
 		_, err := c.CreateDisplay(ctx, dev, 640, 480, 0)
 		return err

@@ -174,6 +174,19 @@ func (f *fake) PushFile(_ context.Context, id, path string, r io.Reader) (int64,
 	return int64(len(b)), nil
 }
 
+func (f *fake) DeleteFile(_ context.Context, id, path string, recursive bool) error {
+	if err := f.record(fmt.Sprintf("delete %s %v", path, recursive)); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.files[path]; !ok {
+		return fmt.Errorf("%q: %w", path, ErrFileNotFound)
+	}
+	delete(f.files, path)
+	return nil
+}
+
 func (f *fake) CreateDisplay(_ context.Context, id string, w, h, dpi int) (int, error) {
 	return 7, f.record(fmt.Sprintf("display %s %dx%d@%d", id, w, h, dpi))
 }
@@ -467,6 +480,17 @@ func TestAdapterStreams(t *testing.T) {
 		}
 		if err := c.PullFile(ctx, "d1", "missing", &out); !errors.Is(err, ErrFileNotFound) {
 			t.Errorf("missing file: got %v; want ErrFileNotFound", err)
+		}
+		if err := c.DeleteFile(ctx, "d1", "big.bin", true); err != nil || f.last() != "delete big.bin true" {
+			t.Errorf("delete: got %v, recorded %v", err, f.last())
+		}
+		if err := c.DeleteFile(ctx, "d1", "big.bin", false); !errors.Is(err, ErrFileNotFound) {
+			t.Errorf("second delete: got %v; want ErrFileNotFound", err)
+		}
+		for _, p := range []string{"", ".", "/", "../x"} {
+			if err := c.DeleteFile(ctx, "d1", p, true); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("DeleteFile(%q): got %v; want ErrInvalidArgument", p, err)
+			}
 		}
 	})
 }

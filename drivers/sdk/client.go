@@ -402,6 +402,15 @@ func (c *Client) PushFile(ctx context.Context, deviceID, path string, r io.Reade
 	return resp.GetSize(), nil
 }
 
+// DeleteFile implements Filer.
+func (c *Client) DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	_, err := c.c.DeleteFile(ctx, &pb.DeleteFileRequest{DeviceId: deviceID, Path: path, Recursive: recursive})
+	return c.err(ctx, err)
+}
+
 // CreateDisplay implements Displayer.
 func (c *Client) CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error) {
 	if err := c.check(); err != nil {

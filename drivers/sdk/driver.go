@@ -86,6 +86,9 @@ type Filer interface {
 	PullFile(ctx context.Context, deviceID, path string, w io.Writer) error
 	// PushFile writes r to path, replacing a file there, and returns the bytes written.
 	PushFile(ctx context.Context, deviceID, path string, r io.Reader) (int64, error)
+	// DeleteFile removes a file, an empty folder, or with recursive a folder
+	// and everything in it. path is never "" (the folder itself).
+	DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error
 }
 
 // Displayer creates background displays (CapDisplays).

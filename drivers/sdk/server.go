@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 
 	pb "github.com/pinky-gateway/pinky/proto/pinky/driver/v1"
 )
@@ -363,6 +364,26 @@ func (s *server) PushFile(stream pb.DriverService_PushFileServer) error {
 		return toStatus(ctx, err)
 	}
 	return stream.SendAndClose(&pb.PushFileResponse{Size: n})
+}
+
+func (s *server) DeleteFile(ctx context.Context, r *pb.DeleteFileRequest) (*pb.DeleteFileResponse, error) {
+	f, ok := s.d.(Filer)
+	if !ok {
+		return nil, unsupported(ctx, "DeleteFile")
+	}
+	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
+		return nil, err
+	}
+	if err := CheckPath(r.GetPath()); err != nil {
+		return nil, toStatus(ctx, err)
+	}
+	if strings.Trim(r.GetPath(), "/.") == "" {
+		return nil, toStatus(ctx, Invalid("path %q is the Pinky folder itself; name something inside it", r.GetPath()))
+	}
+	if err := f.DeleteFile(ctx, r.GetDeviceId(), r.GetPath(), r.GetRecursive()); err != nil {
+		return nil, toStatus(ctx, err)
+	}
+	return &pb.DeleteFileResponse{}, nil
 }
 
 func (s *server) CreateDisplay(ctx context.Context, r *pb.CreateDisplayRequest) (*pb.CreateDisplayResponse, error) {

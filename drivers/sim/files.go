@@ -69,20 +69,58 @@ func (d *Driver) PushFile(ctx context.Context, deviceID, name string, r io.Reade
 		if name == "" || name == "." {
 			return sdk.Invalid("a file name is required")
 		}
+		if st, err := os.Stat(full); err == nil && st.IsDir() {
+			return sdk.Invalid("%q is a folder", name)
+		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
 			return err
 		}
-		f, err := os.Create(full)
+		// Write beside the target and rename over it, so that a push that
+		// fails half-way leaves the old file as it was.
+		f, err := os.CreateTemp(filepath.Dir(full), ".push-*")
 		if err != nil {
 			return err
 		}
+		defer os.Remove(f.Name())
 		n, err = io.Copy(f, r)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return os.Rename(f.Name(), full)
 	})
 	return n, err
+}
+
+// DeleteFile removes a file or an empty folder of the Pinky folder, or with
+// recursive a folder and everything in it.
+func (d *Driver) DeleteFile(ctx context.Context, deviceID, name string, recursive bool) error {
+	return d.with(ctx, "delete_file", deviceID, "", func(p *phone) error {
+		full, err := p.path(name)
+		if err != nil {
+			return err
+		}
+		root, _ := p.pinkyFolder()
+		if full == root {
+			return sdk.Invalid("path %q is the Pinky folder itself", name)
+		}
+		st, err := os.Lstat(full)
+		if err != nil {
+			return fileErr(deviceID, name, err)
+		}
+		if st.IsDir() && recursive {
+			return os.RemoveAll(full)
+		}
+		if err := os.Remove(full); err != nil {
+			if st.IsDir() {
+				return sdk.Invalid("folder %q is not empty; delete it with recursive", name)
+			}
+			return fileErr(deviceID, name, err)
+		}
+		return nil
+	})
 }
 
 func fileErr(id, name string, err error) error {
@@ -95,13 +133,8 @@ func fileErr(id, name string, err error) error {
 // path checks a slash-separated relative path and returns it inside the
 // Pinky folder. It refuses absolute paths, "..", and symbolic links on the way.
 func (p *phone) path(name string) (string, error) {
-	if path.IsAbs(name) || strings.HasPrefix(name, `\`) || filepath.IsAbs(name) {
-		return "", sdk.Invalid("path %q is absolute; want one relative to the Pinky folder", name)
-	}
-	for _, part := range strings.Split(name, "/") {
-		if part == ".." {
-			return "", sdk.Invalid("path %q leaves the Pinky folder", name)
-		}
+	if err := sdk.CheckPath(name); err != nil {
+		return "", err
 	}
 	root, err := p.pinkyFolder()
 	if err != nil {

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -120,5 +123,39 @@ func TestFiles(t *testing.T) {
 	var buf strings.Builder
 	if err := d.PullFile(ctx, android, "docs/a.txt", &buf); err != nil || buf.String() != "hello" {
 		t.Errorf("PullFile: got %q, %v; want hello, nil", buf.String(), err)
+	}
+	// A push that fails half-way leaves the old file.
+	if _, err := d.PushFile(ctx, android, "docs/a.txt", io.MultiReader(strings.NewReader("new"), iotest.ErrReader(errors.New("cut")))); err == nil {
+		t.Error("a push whose reader fails succeeded")
+	}
+	buf.Reset()
+	if err := d.PullFile(ctx, android, "docs/a.txt", &buf); err != nil || buf.String() != "hello" {
+		t.Errorf("after a failed push: got %q, %v; want the old hello", buf.String(), err)
+	}
+	if _, err := d.PushFile(ctx, android, "docs", strings.NewReader("x")); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Errorf("push onto a folder: got %v; want ErrInvalidArgument", err)
+	}
+	for _, tt := range []struct {
+		path      string
+		recursive bool
+		want      error
+	}{
+		{"docs", false, sdk.ErrInvalidArgument}, // not empty
+		{"", true, sdk.ErrInvalidArgument},
+		{"nope.txt", false, sdk.ErrFileNotFound},
+		{"docs/a.txt", false, nil},
+		{"docs", false, nil}, // empty now
+		{"docs", false, sdk.ErrFileNotFound},
+	} {
+		if err := d.DeleteFile(ctx, android, tt.path, tt.recursive); !errors.Is(err, tt.want) && !(err == nil && tt.want == nil) {
+			t.Errorf("DeleteFile(%q, %v): got %v; want %v", tt.path, tt.recursive, err, tt.want)
+		}
+	}
+	d.PushFile(ctx, android, "tree/a/b.txt", strings.NewReader("x"))
+	if err := d.DeleteFile(ctx, android, "tree", true); err != nil {
+		t.Errorf("recursive delete: %v", err)
+	}
+	if _, err := d.ListFiles(ctx, android, "tree"); !errors.Is(err, sdk.ErrFileNotFound) {
+		t.Errorf("after a recursive delete: got %v; want ErrFileNotFound", err)
 	}
 }

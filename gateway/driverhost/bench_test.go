@@ -29,24 +29,21 @@ func benchTargets(b *testing.B) []benchTarget {
 		act:   sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 10, Y: 10}},
 		local: func(*testing.B) sdk.Driver { return fakedriver.FromEnv("fake") },
 	}}
-	if bin.sim != "" {
-		dir := b.TempDir()
-		if err := os.Symlink(bin.sim, dir+"/"+Prefix+"sim"); err != nil {
-			b.Fatal(err)
-		}
-		ts = append(ts, benchTarget{
-			name: "sim", dir: dir, device: "sim-android-1",
-			act: sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyVolumeUp},
-			local: func(b *testing.B) sdk.Driver {
-				w, err := sim.DefaultWorld()
-				if err != nil {
-					b.Fatal(err)
-				}
-				return sim.New(w)
-			},
-		})
+	dir := b.TempDir()
+	if err := os.Symlink(bin.sim, dir+"/"+Prefix+"sim"); err != nil {
+		b.Fatal(err)
 	}
-	return ts
+	return append(ts, benchTarget{
+		name: "sim", dir: dir, device: "sim-android-1",
+		act: sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyVolumeUp},
+		local: func(b *testing.B) sdk.Driver {
+			w, err := sim.DefaultWorld()
+			if err != nil {
+				b.Fatal(err)
+			}
+			return sim.New(w)
+		},
+	})
 }
 
 // BenchmarkRoundTrip measures Screen and Act on a driver in-process and

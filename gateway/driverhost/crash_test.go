@@ -41,12 +41,8 @@ func fakeTarget(t testing.TB) crashTarget {
 	}
 }
 
-// simTarget is pinky-driver-sim with its Screen calls hanging, or false
-// when it does not build.
-func simTarget(t testing.TB) (crashTarget, bool) {
-	if bin.sim == "" {
-		return crashTarget{}, false
-	}
+// simTarget is pinky-driver-sim with its Screen calls hanging.
+func simTarget(t testing.TB) crashTarget {
 	dir := t.TempDir()
 	if err := os.Symlink(bin.sim, dir+"/"+Prefix+"sim"); err != nil {
 		t.Fatal(err)
@@ -54,7 +50,7 @@ func simTarget(t testing.TB) (crashTarget, bool) {
 	return crashTarget{
 		name: "sim", dir: dir, env: []string{"PINKY_SIM_FAULTS=hang=screen"},
 		devices: []string{"sim-android-1", "sim-ios-1"},
-	}, true
+	}
 }
 
 func TestCrashWithCallsInFlight(t *testing.T) {
@@ -63,13 +59,7 @@ func TestCrashWithCallsInFlight(t *testing.T) {
 		cycles = 10
 	}
 	t.Run("fake", func(t *testing.T) { crashCycles(t, fakeTarget(t), cycles) })
-	t.Run("sim", func(t *testing.T) {
-		target, ok := simTarget(t)
-		if !ok {
-			t.Skip("pinky-driver-sim does not build")
-		}
-		crashCycles(t, target, cycles)
-	})
+	t.Run("sim", func(t *testing.T) { crashCycles(t, simTarget(t), cycles) })
 }
 
 // crashCycles kills the driver with SIGKILL while 8 calls hang inside it,

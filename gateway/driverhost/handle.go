@@ -111,6 +111,10 @@ func (h *handle) PushFile(ctx context.Context, deviceID, path string, r io.Reade
 	return call(h, func(c *sdk.Client) (int64, error) { return c.PushFile(ctx, deviceID, path, r) })
 }
 
+func (h *handle) DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error {
+	return call0(h, func(c *sdk.Client) error { return c.DeleteFile(ctx, deviceID, path, recursive) })
+}
+
 func (h *handle) CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error) {
 	return call(h, func(c *sdk.Client) (int, error) { return c.CreateDisplay(ctx, deviceID, width, height, densityDPI) })
 }

@@ -18,7 +18,7 @@ var bin struct {
 	dir  string
 	fake string // testdata/pinky-driver-fake
 	host string // testdata/hostprog
-	sim  string // drivers/sim/cmd/pinky-driver-sim, when it builds
+	sim  string // drivers/sim/cmd/pinky-driver-sim
 }
 
 func TestMain(m *testing.M) {
@@ -40,7 +40,10 @@ func runMain(m *testing.M) int {
 	}
 	bin.fake = filepath.Join(dir, "pinky-driver-fake")
 	bin.host = filepath.Join(dir, "hostprog")
-	for out, pkg := range map[string]string{bin.fake: "./testdata/pinky-driver-fake", bin.host: "./testdata/hostprog"} {
+	bin.sim = filepath.Join(dir, "pinky-driver-sim")
+	for out, pkg := range map[string]string{
+		bin.fake: "./testdata/pinky-driver-fake", bin.host: "./testdata/hostprog", bin.sim: "../../drivers/sim/cmd/pinky-driver-sim",
+	} {
 		if err := build(out, pkg); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
 			return 1

@@ -42,7 +42,7 @@ const (
 	Capability_CAPABILITY_WAIT_IDLE Capability = 7
 	// ListApps is served.
 	Capability_CAPABILITY_APPS Capability = 8
-	// ListFiles, PullFile and PushFile are served.
+	// ListFiles, PullFile, PushFile and DeleteFile are served.
 	Capability_CAPABILITY_FILES Capability = 9
 	// CreateDisplay and RemoveDisplay are served, and display_id is honoured.
 	Capability_CAPABILITY_DISPLAYS Capability = 10
@@ -4303,6 +4303,105 @@ func (x *PushFileResponse) GetSize() int64 {
 	return 0
 }
 
+type DeleteFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED.
+	DeviceId string `protobuf:"bytes,1,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// REQUIRED, not empty. Relative to the Pinky folder.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// OPTIONAL. Remove a folder with everything in it; without it a folder must be empty.
+	Recursive     bool `protobuf:"varint,3,opt,name=recursive,proto3" json:"recursive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteFileRequest) Reset() {
+	*x = DeleteFileRequest{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteFileRequest) ProtoMessage() {}
+
+func (x *DeleteFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteFileRequest.ProtoReflect.Descriptor instead.
+func (*DeleteFileRequest) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *DeleteFileRequest) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+func (x *DeleteFileRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *DeleteFileRequest) GetRecursive() bool {
+	if x != nil {
+		return x.Recursive
+	}
+	return false
+}
+
+type DeleteFileResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteFileResponse) Reset() {
+	*x = DeleteFileResponse{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteFileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteFileResponse) ProtoMessage() {}
+
+func (x *DeleteFileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteFileResponse.ProtoReflect.Descriptor instead.
+func (*DeleteFileResponse) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
+}
+
 type CreateDisplayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// REQUIRED.
@@ -4318,7 +4417,7 @@ type CreateDisplayRequest struct {
 
 func (x *CreateDisplayRequest) Reset() {
 	*x = CreateDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4330,7 +4429,7 @@ func (x *CreateDisplayRequest) String() string {
 func (*CreateDisplayRequest) ProtoMessage() {}
 
 func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4343,7 +4442,7 @@ func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayRequest.ProtoReflect.Descriptor instead.
 func (*CreateDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *CreateDisplayRequest) GetDeviceId() string {
@@ -4384,7 +4483,7 @@ type CreateDisplayResponse struct {
 
 func (x *CreateDisplayResponse) Reset() {
 	*x = CreateDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4396,7 +4495,7 @@ func (x *CreateDisplayResponse) String() string {
 func (*CreateDisplayResponse) ProtoMessage() {}
 
 func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4409,7 +4508,7 @@ func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayResponse.ProtoReflect.Descriptor instead.
 func (*CreateDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *CreateDisplayResponse) GetDisplayId() int32 {
@@ -4431,7 +4530,7 @@ type RemoveDisplayRequest struct {
 
 func (x *RemoveDisplayRequest) Reset() {
 	*x = RemoveDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4443,7 +4542,7 @@ func (x *RemoveDisplayRequest) String() string {
 func (*RemoveDisplayRequest) ProtoMessage() {}
 
 func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4456,7 +4555,7 @@ func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayRequest.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *RemoveDisplayRequest) GetDeviceId() string {
@@ -4481,7 +4580,7 @@ type RemoveDisplayResponse struct {
 
 func (x *RemoveDisplayResponse) Reset() {
 	*x = RemoveDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4493,7 +4592,7 @@ func (x *RemoveDisplayResponse) String() string {
 func (*RemoveDisplayResponse) ProtoMessage() {}
 
 func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4506,7 +4605,7 @@ func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayResponse.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
 }
 
 var File_pinky_driver_v1_driver_proto protoreflect.FileDescriptor
@@ -4758,7 +4857,12 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\x05chunk\x18\x02 \x01(\fB\x04\xc8\xf3\x18\x01H\x00R\x05chunkB\x06\n" +
 	"\x04part\"&\n" +
 	"\x10PushFileResponse\x12\x12\n" +
-	"\x04size\x18\x01 \x01(\x03R\x04size\"\x82\x01\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\"b\n" +
+	"\x11DeleteFileRequest\x12\x1b\n" +
+	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1c\n" +
+	"\trecursive\x18\x03 \x01(\bR\trecursive\"\x14\n" +
+	"\x12DeleteFileResponse\"\x82\x01\n" +
 	"\x14CreateDisplayRequest\x12\x1b\n" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x14\n" +
 	"\x05width\x18\x02 \x01(\x05R\x05width\x12\x16\n" +
@@ -4873,7 +4977,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\n" +
 	"CODEC_H264\x10\x01\x12\x0e\n" +
 	"\n" +
-	"CODEC_H265\x10\x022\xfe\v\n" +
+	"CODEC_H265\x10\x022\xd5\f\n" +
 	"\rDriverService\x12L\n" +
 	"\aGetInfo\x12\x1f.pinky.driver.v1.GetInfoRequest\x1a .pinky.driver.v1.GetInfoResponse\x12]\n" +
 	"\fWatchDevices\x12$.pinky.driver.v1.WatchDevicesRequest\x1a%.pinky.driver.v1.WatchDevicesResponse0\x01\x12R\n" +
@@ -4891,7 +4995,9 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\bListApps\x12 .pinky.driver.v1.ListAppsRequest\x1a!.pinky.driver.v1.ListAppsResponse\x12R\n" +
 	"\tListFiles\x12!.pinky.driver.v1.ListFilesRequest\x1a\".pinky.driver.v1.ListFilesResponse\x12Q\n" +
 	"\bPullFile\x12 .pinky.driver.v1.PullFileRequest\x1a!.pinky.driver.v1.PullFileResponse0\x01\x12Q\n" +
-	"\bPushFile\x12 .pinky.driver.v1.PushFileRequest\x1a!.pinky.driver.v1.PushFileResponse(\x01\x12^\n" +
+	"\bPushFile\x12 .pinky.driver.v1.PushFileRequest\x1a!.pinky.driver.v1.PushFileResponse(\x01\x12U\n" +
+	"\n" +
+	"DeleteFile\x12\".pinky.driver.v1.DeleteFileRequest\x1a#.pinky.driver.v1.DeleteFileResponse\x12^\n" +
 	"\rCreateDisplay\x12%.pinky.driver.v1.CreateDisplayRequest\x1a&.pinky.driver.v1.CreateDisplayResponse\x12^\n" +
 	"\rRemoveDisplay\x12%.pinky.driver.v1.RemoveDisplayRequest\x1a&.pinky.driver.v1.RemoveDisplayResponseB?Z=github.com/pinky-gateway/pinky/proto/pinky/driver/v1;driverv1b\x06proto3"
 
@@ -4908,7 +5014,7 @@ func file_pinky_driver_v1_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_pinky_driver_v1_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
 var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(Capability)(0),                 // 0: pinky.driver.v1.Capability
 	(Platform)(0),                   // 1: pinky.driver.v1.Platform
@@ -4977,10 +5083,12 @@ var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(*PushFileHeader)(nil),          // 64: pinky.driver.v1.PushFileHeader
 	(*PushFileRequest)(nil),         // 65: pinky.driver.v1.PushFileRequest
 	(*PushFileResponse)(nil),        // 66: pinky.driver.v1.PushFileResponse
-	(*CreateDisplayRequest)(nil),    // 67: pinky.driver.v1.CreateDisplayRequest
-	(*CreateDisplayResponse)(nil),   // 68: pinky.driver.v1.CreateDisplayResponse
-	(*RemoveDisplayRequest)(nil),    // 69: pinky.driver.v1.RemoveDisplayRequest
-	(*RemoveDisplayResponse)(nil),   // 70: pinky.driver.v1.RemoveDisplayResponse
+	(*DeleteFileRequest)(nil),       // 67: pinky.driver.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),      // 68: pinky.driver.v1.DeleteFileResponse
+	(*CreateDisplayRequest)(nil),    // 69: pinky.driver.v1.CreateDisplayRequest
+	(*CreateDisplayResponse)(nil),   // 70: pinky.driver.v1.CreateDisplayResponse
+	(*RemoveDisplayRequest)(nil),    // 71: pinky.driver.v1.RemoveDisplayRequest
+	(*RemoveDisplayResponse)(nil),   // 72: pinky.driver.v1.RemoveDisplayResponse
 }
 var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	1,  // 0: pinky.driver.v1.GetInfoResponse.platforms:type_name -> pinky.driver.v1.Platform
@@ -5048,28 +5156,30 @@ var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	60, // 62: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
 	62, // 63: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
 	65, // 64: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
-	67, // 65: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
-	69, // 66: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
-	14, // 67: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
-	17, // 68: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
-	23, // 69: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
-	26, // 70: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
-	39, // 71: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
-	43, // 72: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
-	46, // 73: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
-	48, // 74: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
-	50, // 75: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
-	52, // 76: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
-	54, // 77: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
-	56, // 78: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
-	58, // 79: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
-	61, // 80: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
-	63, // 81: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
-	66, // 82: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
-	68, // 83: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
-	70, // 84: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
-	67, // [67:85] is the sub-list for method output_type
-	49, // [49:67] is the sub-list for method input_type
+	67, // 65: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
+	69, // 66: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
+	71, // 67: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
+	14, // 68: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
+	17, // 69: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
+	23, // 70: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
+	26, // 71: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
+	39, // 72: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
+	43, // 73: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
+	46, // 74: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
+	48, // 75: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
+	50, // 76: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
+	52, // 77: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
+	54, // 78: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
+	56, // 79: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
+	58, // 80: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
+	61, // 81: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
+	63, // 82: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
+	66, // 83: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
+	68, // 84: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
+	70, // 85: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
+	72, // 86: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
+	68, // [68:87] is the sub-list for method output_type
+	49, // [49:68] is the sub-list for method input_type
 	49, // [49:49] is the sub-list for extension type_name
 	49, // [49:49] is the sub-list for extension extendee
 	0,  // [0:49] is the sub-list for field type_name
@@ -5108,7 +5218,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pinky_driver_v1_driver_proto_rawDesc), len(file_pinky_driver_v1_driver_proto_rawDesc)),
 			NumEnums:      13,
-			NumMessages:   58,
+			NumMessages:   60,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

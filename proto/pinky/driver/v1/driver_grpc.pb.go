@@ -35,6 +35,7 @@ const (
 	DriverService_ListFiles_FullMethodName       = "/pinky.driver.v1.DriverService/ListFiles"
 	DriverService_PullFile_FullMethodName        = "/pinky.driver.v1.DriverService/PullFile"
 	DriverService_PushFile_FullMethodName        = "/pinky.driver.v1.DriverService/PushFile"
+	DriverService_DeleteFile_FullMethodName      = "/pinky.driver.v1.DriverService/DeleteFile"
 	DriverService_CreateDisplay_FullMethodName   = "/pinky.driver.v1.DriverService/CreateDisplay"
 	DriverService_RemoveDisplay_FullMethodName   = "/pinky.driver.v1.DriverService/RemoveDisplay"
 )
@@ -79,6 +80,8 @@ type DriverServiceClient interface {
 	PullFile(ctx context.Context, in *PullFileRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PullFileResponse], error)
 	// PushFile writes a file into the phone's Pinky folder: a header, then chunks. CAPABILITY_FILES.
 	PushFile(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[PushFileRequest, PushFileResponse], error)
+	// DeleteFile removes a file or folder from the phone's Pinky folder. CAPABILITY_FILES.
+	DeleteFile(ctx context.Context, in *DeleteFileRequest, opts ...grpc.CallOption) (*DeleteFileResponse, error)
 	// CreateDisplay creates a background (virtual) display. CAPABILITY_DISPLAYS.
 	CreateDisplay(ctx context.Context, in *CreateDisplayRequest, opts ...grpc.CallOption) (*CreateDisplayResponse, error)
 	// RemoveDisplay removes a background display. CAPABILITY_DISPLAYS.
@@ -286,6 +289,16 @@ func (c *driverServiceClient) PushFile(ctx context.Context, opts ...grpc.CallOpt
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type DriverService_PushFileClient = grpc.ClientStreamingClient[PushFileRequest, PushFileResponse]
 
+func (c *driverServiceClient) DeleteFile(ctx context.Context, in *DeleteFileRequest, opts ...grpc.CallOption) (*DeleteFileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteFileResponse)
+	err := c.cc.Invoke(ctx, DriverService_DeleteFile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *driverServiceClient) CreateDisplay(ctx context.Context, in *CreateDisplayRequest, opts ...grpc.CallOption) (*CreateDisplayResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateDisplayResponse)
@@ -346,6 +359,8 @@ type DriverServiceServer interface {
 	PullFile(*PullFileRequest, grpc.ServerStreamingServer[PullFileResponse]) error
 	// PushFile writes a file into the phone's Pinky folder: a header, then chunks. CAPABILITY_FILES.
 	PushFile(grpc.ClientStreamingServer[PushFileRequest, PushFileResponse]) error
+	// DeleteFile removes a file or folder from the phone's Pinky folder. CAPABILITY_FILES.
+	DeleteFile(context.Context, *DeleteFileRequest) (*DeleteFileResponse, error)
 	// CreateDisplay creates a background (virtual) display. CAPABILITY_DISPLAYS.
 	CreateDisplay(context.Context, *CreateDisplayRequest) (*CreateDisplayResponse, error)
 	// RemoveDisplay removes a background display. CAPABILITY_DISPLAYS.
@@ -407,6 +422,9 @@ func (UnimplementedDriverServiceServer) PullFile(*PullFileRequest, grpc.ServerSt
 }
 func (UnimplementedDriverServiceServer) PushFile(grpc.ClientStreamingServer[PushFileRequest, PushFileResponse]) error {
 	return status.Error(codes.Unimplemented, "method PushFile not implemented")
+}
+func (UnimplementedDriverServiceServer) DeleteFile(context.Context, *DeleteFileRequest) (*DeleteFileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteFile not implemented")
 }
 func (UnimplementedDriverServiceServer) CreateDisplay(context.Context, *CreateDisplayRequest) (*CreateDisplayResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateDisplay not implemented")
@@ -680,6 +698,24 @@ func _DriverService_PushFile_Handler(srv interface{}, stream grpc.ServerStream) 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type DriverService_PushFileServer = grpc.ClientStreamingServer[PushFileRequest, PushFileResponse]
 
+func _DriverService_DeleteFile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteFileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServiceServer).DeleteFile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DriverService_DeleteFile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServiceServer).DeleteFile(ctx, req.(*DeleteFileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _DriverService_CreateDisplay_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateDisplayRequest)
 	if err := dec(in); err != nil {
@@ -766,6 +802,10 @@ var DriverService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListFiles",
 			Handler:    _DriverService_ListFiles_Handler,
+		},
+		{
+			MethodName: "DeleteFile",
+			Handler:    _DriverService_DeleteFile_Handler,
 		},
 		{
 			MethodName: "CreateDisplay",
