@@ -3,7 +3,7 @@
 
 GO        ?= go
 BIN       := bin
-BUF       := $(GO) tool -modfile=tools/go.mod buf
+BUF       := $(GO) tool -modfile=scripts/tools/go.mod buf
 GOTESTFLAGS ?=
 
 .PHONY: help build test demo bench proto proto-check conformance vet fmt-check clean

@@ -3,7 +3,7 @@
 # incompatible change against the previous commit (when there is one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-buf() { go tool -modfile=tools/go.mod buf "$@"; }
+buf() { go tool -modfile=scripts/tools/go.mod buf "$@"; }
 
 echo "proto-check: lint"
 buf lint

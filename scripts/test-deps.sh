@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need, when it is missing, and says what it did. It is
 # idempotent: a second run installs nothing. Debian packages come from apt;
-# Go tools (buf, protoc plugins) are pinned in tools/go.mod and built on demand.
+# Go tools (buf, protoc plugins) are pinned in scripts/tools/go.mod and built on demand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +27,5 @@ fi
 
 echo "test-deps: Go modules and tools"
 go mod download
-echo "test-deps: buf $(go tool -modfile=tools/go.mod buf --version)"
+echo "test-deps: buf $(go tool -modfile=scripts/tools/go.mod buf --version)"
 echo "test-deps: ok"

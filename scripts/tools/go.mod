@@ -1,4 +1,4 @@
-module github.com/pinky-gateway/pinky/tools
+module github.com/pinky-gateway/pinky/scripts/tools
 
 go 1.26.7
 
