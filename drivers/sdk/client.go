@@ -141,18 +141,34 @@ func (c *Client) WatchDevices(ctx context.Context, send func(DeviceEvent) error)
 	if err != nil {
 		return c.err(ctx, err)
 	}
+	err = receive(c, ctx, stream.Recv, func(m *pb.WatchDevicesResponse) error { return send(deviceEventFromProto(m)) })
+	return untilCancel(ctx, err)
+}
+
+// untilCancel is err, or nil when err only says that the caller ended a
+// stream that runs until cancelled.
+func untilCancel(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
+}
+
+// receive reads a server stream until it ends, handing each message to
+// each. A stream the caller cancelled ends with ctx's error.
+func receive[M any](c *Client, ctx context.Context, recv func() (M, error), each func(M) error) error {
 	for {
-		m, err := stream.Recv()
+		m, err := recv()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil
+				return ctx.Err()
 			}
 			return c.err(ctx, err)
 		}
-		if err := send(deviceEventFromProto(m)); err != nil {
+		if err := each(m); err != nil {
 			return err
 		}
 	}
@@ -235,21 +251,8 @@ func (c *Client) StreamVideo(ctx context.Context, req VideoRequest, send func(Vi
 	if err != nil {
 		return c.err(ctx, err)
 	}
-	for {
-		m, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return c.err(ctx, err)
-		}
-		if err := send(videoPacketFromProto(m.GetPacket())); err != nil {
-			return err
-		}
-	}
+	err = receive(c, ctx, stream.Recv, func(m *pb.StreamVideoResponse) error { return send(videoPacketFromProto(m.GetPacket())) })
+	return untilCancel(ctx, err)
 }
 
 // RequestKeyFrame implements Streamer.
@@ -348,18 +351,10 @@ func (c *Client) PullFile(ctx context.Context, deviceID, path string, w io.Write
 	if err != nil {
 		return c.err(ctx, err)
 	}
-	for {
-		m, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return c.err(ctx, err)
-		}
-		if _, err := w.Write(m.GetChunk()); err != nil {
-			return err
-		}
-	}
+	return receive(c, ctx, stream.Recv, func(m *pb.PullFileResponse) error {
+		_, err := w.Write(m.GetChunk())
+		return err
+	})
 }
 
 // PushFile implements Filer.
