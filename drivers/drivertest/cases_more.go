@@ -22,6 +22,7 @@ var mediaCases = []Case{
 	{Name: "files-round-trip", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "a pushed file (small, and over 1 MiB) is listed with its size and pulled back byte for byte; a push replaces; everything is deleted after", run: checkFilesRoundTrip},
 	{Name: "files-delete", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "DeleteFile removes a file, refuses a full folder without recursive, removes it with; a missing path answers FILE_NOT_FOUND", run: checkFilesDelete},
 	{Name: "files-missing", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "pulling a missing file, or listing a missing folder, answers NOT_FOUND (FILE_NOT_FOUND)", run: checkFilesMissing},
+	{Name: "notifications-list", Capability: sdk.CapNotifications, NeedsDevice: true, Doc: "ListNotifications answers with unique, non-empty ids, newest first", run: checkNotifications},
 	{Name: "apps-list", Capability: sdk.CapApps, NeedsDevice: true, Doc: "ListApps is not empty and its ids are set and unique", run: checkApps},
 	{Name: "displays", Capability: sdk.CapDisplays, NeedsDevice: true, Doc: "a created display has a positive id, reads at its size, and is removed; bad sizes answer INVALID_ARGUMENT", run: checkDisplays},
 }
@@ -347,6 +348,26 @@ func checkApps(t T, s *suite) {
 		seen[a.ID] = true
 	}
 	t.Logf("device %q: %d apps", dev, len(apps))
+}
+
+func checkNotifications(t T, s *suite) {
+	ctx := s.ctx(t)
+	dev := s.deviceID(t)
+	ns, err := s.drv.ListNotifications(ctx, dev)
+	if err != nil {
+		t.Fatalf("ListNotifications on device %q: %s", dev, errText(err))
+	}
+	seen := map[string]bool{}
+	for i, n := range ns {
+		if n.ID == "" || seen[n.ID] {
+			t.Errorf("ListNotifications on device %q: notification %d has id %q; want a unique, non-empty id", dev, i, n.ID)
+		}
+		seen[n.ID] = true
+		if i > 0 && !n.Posted.IsZero() && !ns[i-1].Posted.IsZero() && n.Posted.After(ns[i-1].Posted) {
+			t.Errorf("ListNotifications on device %q: %q (posted %v) comes after %q (posted %v); want newest first", dev, n.ID, n.Posted, ns[i-1].ID, ns[i-1].Posted)
+		}
+	}
+	t.Logf("device %q: %d notifications", dev, len(ns))
 }
 
 func checkDisplays(t T, s *suite) {

@@ -88,6 +88,7 @@ func TestCheckBroken(t *testing.T) {
 		{"second-stream", "video-stream", "want BUSY"},
 		{"remove-display-strict", "displays", "RemoveDisplay(1) #2"},
 		{"delete-keeps", "files-delete", "DeleteFile"},
+		{"notes-oldest-first", "notifications-list", "want newest first"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bug+"/"+tt.failing, func(t *testing.T) {

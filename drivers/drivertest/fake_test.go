@@ -369,6 +369,21 @@ func (f *fake) WaitIdle(_ context.Context, id string, _ time.Duration) (bool, er
 	return true, f.dev(id)
 }
 
+func (f *fake) ListNotifications(_ context.Context, id string) ([]sdk.Notification, error) {
+	if err := f.dev(id); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	ns := []sdk.Notification{
+		{ID: "2", AppID: "com.example.chat", Title: "Ana", Text: "Lunch?", Posted: now},
+		{ID: "1", AppID: "com.example.bank", Title: "Code", Text: "Your code is 123456", Posted: now.Add(-time.Minute)},
+	}
+	if f.bug == "notes-oldest-first" {
+		ns[0], ns[1] = ns[1], ns[0]
+	}
+	return ns, nil
+}
+
 func (f *fake) ListApps(_ context.Context, id string) ([]sdk.App, error) {
 	if err := f.dev(id); err != nil {
 		return nil, err

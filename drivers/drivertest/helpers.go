@@ -170,6 +170,10 @@ var probes = []probe{
 		_, err := c.ListApps(ctx, dev)
 		return err
 	}},
+	{sdk.CapNotifications, "ListNotifications", func(ctx context.Context, c *sdk.Client, dev string) error {
+		_, err := c.ListNotifications(ctx, dev)
+		return err
+	}},
 	{sdk.CapFiles, "ListFiles", func(ctx context.Context, c *sdk.Client, dev string) error {
 		_, err := c.ListFiles(ctx, dev, "")
 		return err

@@ -187,6 +187,10 @@ func (f *fake) DeleteFile(_ context.Context, id, path string, recursive bool) er
 	return nil
 }
 
+func (f *fake) ListNotifications(_ context.Context, id string) ([]Notification, error) {
+	return []Notification{fullNote}, f.record("notifications " + id)
+}
+
 func (f *fake) CreateDisplay(_ context.Context, id string, w, h, dpi int) (int, error) {
 	return 7, f.record(fmt.Sprintf("display %s %dx%d@%d", id, w, h, dpi))
 }
@@ -244,7 +248,7 @@ func TestAdapterUnaryCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Capability{CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock, CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays}; !cmp.Equal(info.Capabilities, want) {
+	if want := []Capability{CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock, CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications}; !cmp.Equal(info.Capabilities, want) {
 		t.Errorf("capabilities: got %v; want %v (from the interfaces, not from Info)", info.Capabilities, want)
 	}
 	s, err := c.Screen(ctx, "d1", 2)
@@ -275,6 +279,13 @@ func TestAdapterUnaryCalls(t *testing.T) {
 		{func() error { _, err := c.ListFiles(ctx, "d1", "sub"); return err }, "files d1 sub"},
 		{func() error { return c.RequestKeyFrame(ctx, "d1", 1) }, "keyframe d1 1"},
 		{func() error { _, err := c.CreateDisplay(ctx, "d1", 640, 480, 160); return err }, "display d1 640x480@160"},
+		{func() error {
+			ns, err := c.ListNotifications(ctx, "d1")
+			if err == nil && (len(ns) != 1 || ns[0] != fullNote) {
+				err = fmt.Errorf("got %+v; want [%+v]", ns, fullNote)
+			}
+			return err
+		}, "notifications d1"},
 		{func() error { return c.RemoveDisplay(ctx, "d1", 7) }, "remove d1 7"},
 	} {
 		if err := tt.call(); err != nil || f.last() != tt.want {
@@ -397,6 +408,7 @@ func TestAdapterUnsupportedCapabilities(t *testing.T) {
 		"CaptureFrame":    func() error { _, err := c.CaptureFrame(ctx, ScreenshotRequest{DeviceID: "d1"}); return err },
 		"CreateDisplay":   func() error { _, err := c.CreateDisplay(ctx, "d1", 1, 1, 1); return err },
 		"RemoveDisplay":   func() error { return c.RemoveDisplay(ctx, "d1", 1) },
+		"Notifications":   func() error { _, err := c.ListNotifications(ctx, "d1"); return err },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ErrUnsupported) {

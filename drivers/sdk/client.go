@@ -42,6 +42,8 @@ var (
 	_ AppLister     = (*Client)(nil)
 	_ Filer         = (*Client)(nil)
 	_ Displayer     = (*Client)(nil)
+
+	_ NotificationLister = (*Client)(nil)
 )
 
 // NewClient returns a Driver that calls the driver served on conn. gone is
@@ -404,6 +406,22 @@ func (c *Client) DeleteFile(ctx context.Context, deviceID, path string, recursiv
 	}
 	_, err := c.c.DeleteFile(ctx, &pb.DeleteFileRequest{DeviceId: deviceID, Path: path, Recursive: recursive})
 	return c.err(ctx, err)
+}
+
+// ListNotifications implements NotificationLister.
+func (c *Client) ListNotifications(ctx context.Context, deviceID string) ([]Notification, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	r, err := c.c.ListNotifications(ctx, &pb.ListNotificationsRequest{DeviceId: deviceID})
+	if err != nil {
+		return nil, c.err(ctx, err)
+	}
+	ns := make([]Notification, len(r.GetNotifications()))
+	for i, n := range r.GetNotifications() {
+		ns[i] = notificationFromProto(n)
+	}
+	return ns, nil
 }
 
 // CreateDisplay implements Displayer.

@@ -34,6 +34,7 @@ var (
 	fullVideoReq   = VideoRequest{DeviceID: "d1", DisplayID: 1, Codec: CodecH265, MaxSide: 1280, MaxFPS: 30, BitRate: 8000000}
 	fullPacket     = VideoPacket{Codec: CodecH264, Config: true, KeyFrame: true, PTS: 1500 * time.Microsecond, Width: 720, Height: 1600, Data: []byte{0, 0, 0, 1}}
 	fullFile       = FileInfo{Name: "a.txt", Size: 12, Dir: true, Modified: time.UnixMilli(1700000000456)}
+	fullNote       = Notification{ID: "n1", AppID: "com.x", Title: "Code", Text: "Your code is 123456", Posted: time.UnixMilli(1700000000789)}
 	fullInfo       = Info{Name: "sim", Version: "1.2.3", Description: "virtual", Platforms: []Platform{PlatformAndroid, PlatformIOS}, Capabilities: AllCapabilities}
 )
 
@@ -82,6 +83,7 @@ func TestRoundTrips(t *testing.T) {
 	roundTrip(t, "VideoPacket", fullPacket, func(p VideoPacket) VideoPacket { return videoPacketFromProto(videoPacketToProto(p)) })
 	roundTrip(t, "FileInfo", fullFile, func(f FileInfo) FileInfo { return fileInfoFromProto(fileInfoToProto(f)) })
 	roundTrip(t, "Info", fullInfo, func(i Info) Info { return infoFromProto(infoToProto(i)) })
+	roundTrip(t, "Notification", fullNote, func(n Notification) Notification { return notificationFromProto(notificationToProto(n)) })
 	roundTrip(t, "App", fullScreen.App, func(a App) App { return appFromProto(appToProto(a)) })
 }
 

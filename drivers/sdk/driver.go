@@ -91,6 +91,11 @@ type Filer interface {
 	DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error
 }
 
+// NotificationLister lists a phone's notifications, newest first (CapNotifications).
+type NotificationLister interface {
+	ListNotifications(ctx context.Context, deviceID string) ([]Notification, error)
+}
+
 // Displayer creates background displays (CapDisplays).
 type Displayer interface {
 	CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error)
@@ -129,6 +134,9 @@ func Capabilities(d Driver) []Capability {
 	}
 	if _, ok := d.(Displayer); ok {
 		caps = append(caps, CapDisplays)
+	}
+	if _, ok := d.(NotificationLister); ok {
+		caps = append(caps, CapNotifications)
 	}
 	return caps
 }

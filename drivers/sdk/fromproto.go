@@ -189,3 +189,11 @@ func fileInfoFromProto(f *pb.FileInfo) FileInfo {
 	}
 	return r
 }
+
+func notificationFromProto(n *pb.Notification) Notification {
+	r := Notification{ID: n.GetId(), AppID: n.GetAppId(), Title: n.GetTitle(), Text: n.GetText()}
+	if ms := n.GetPostedAtMs(); ms != 0 {
+		r.Posted = time.UnixMilli(ms)
+	}
+	return r
+}

@@ -386,6 +386,25 @@ func (s *server) DeleteFile(ctx context.Context, r *pb.DeleteFileRequest) (*pb.D
 	return &pb.DeleteFileResponse{}, nil
 }
 
+func (s *server) ListNotifications(ctx context.Context, r *pb.ListNotificationsRequest) (*pb.ListNotificationsResponse, error) {
+	l, ok := s.d.(NotificationLister)
+	if !ok {
+		return nil, unsupported(ctx, "ListNotifications")
+	}
+	if err := needDevice(ctx, r.GetDeviceId()); err != nil {
+		return nil, err
+	}
+	ns, err := l.ListNotifications(ctx, r.GetDeviceId())
+	if err != nil {
+		return nil, toStatus(ctx, err)
+	}
+	resp := &pb.ListNotificationsResponse{Notifications: make([]*pb.Notification, len(ns))}
+	for i, n := range ns {
+		resp.Notifications[i] = notificationToProto(n)
+	}
+	return resp, nil
+}
+
 func (s *server) CreateDisplay(ctx context.Context, r *pb.CreateDisplayRequest) (*pb.CreateDisplayResponse, error) {
 	d, ok := s.d.(Displayer)
 	if !ok {

@@ -49,6 +49,7 @@ var (
 		CapUnlock: pb.Capability_CAPABILITY_UNLOCK, CapLockEvents: pb.Capability_CAPABILITY_LOCK_EVENTS,
 		CapWaitIdle: pb.Capability_CAPABILITY_WAIT_IDLE, CapApps: pb.Capability_CAPABILITY_APPS,
 		CapFiles: pb.Capability_CAPABILITY_FILES, CapDisplays: pb.Capability_CAPABILITY_DISPLAYS,
+		CapNotifications: pb.Capability_CAPABILITY_NOTIFICATIONS,
 	}
 	keyToProto = func() map[Key]pb.Key {
 		m := make(map[Key]pb.Key, len(AllKeys))
@@ -208,6 +209,14 @@ func fileInfoToProto(f FileInfo) *pb.FileInfo {
 	r := &pb.FileInfo{Name: f.Name, Size: f.Size, Dir: f.Dir}
 	if !f.Modified.IsZero() {
 		r.ModifiedMs = f.Modified.UnixMilli()
+	}
+	return r
+}
+
+func notificationToProto(n Notification) *pb.Notification {
+	r := &pb.Notification{Id: n.ID, AppId: n.AppID, Title: n.Title, Text: n.Text}
+	if !n.Posted.IsZero() {
+		r.PostedAtMs = n.Posted.UnixMilli()
 	}
 	return r
 }

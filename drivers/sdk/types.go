@@ -8,22 +8,23 @@ type Capability string
 
 // The optional capabilities. Each matches a CAPABILITY_* value of the proto.
 const (
-	CapInput        Capability = "input"
-	CapVideo        Capability = "video"
-	CapFrameCapture Capability = "frame_capture"
-	CapWake         Capability = "wake"
-	CapUnlock       Capability = "unlock"
-	CapLockEvents   Capability = "lock_events"
-	CapWaitIdle     Capability = "wait_idle"
-	CapApps         Capability = "apps"
-	CapFiles        Capability = "files"
-	CapDisplays     Capability = "displays"
+	CapInput         Capability = "input"
+	CapVideo         Capability = "video"
+	CapFrameCapture  Capability = "frame_capture"
+	CapWake          Capability = "wake"
+	CapUnlock        Capability = "unlock"
+	CapLockEvents    Capability = "lock_events"
+	CapWaitIdle      Capability = "wait_idle"
+	CapApps          Capability = "apps"
+	CapFiles         Capability = "files"
+	CapDisplays      Capability = "displays"
+	CapNotifications Capability = "notifications"
 )
 
 // AllCapabilities lists every capability in a fixed order.
 var AllCapabilities = []Capability{
 	CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock,
-	CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays,
+	CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications,
 }
 
 // Info describes a driver.
@@ -412,4 +413,13 @@ type FileInfo struct {
 	Size     int64
 	Dir      bool
 	Modified time.Time
+}
+
+// Notification is one notification on a phone.
+type Notification struct {
+	ID     string
+	AppID  string
+	Title  string
+	Text   string // may hold a one-time code: the gateway masks those
+	Posted time.Time
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -46,6 +47,8 @@ var (
 	_ sdk.IdleWaiter  = (*Driver)(nil)
 	_ sdk.AppLister   = (*Driver)(nil)
 	_ sdk.Filer       = (*Driver)(nil)
+
+	_ sdk.NotificationLister = (*Driver)(nil)
 )
 
 // Option configures a Driver.
@@ -299,6 +302,23 @@ func (d *Driver) ListApps(ctx context.Context, deviceID string) ([]sdk.App, erro
 		return nil
 	})
 	return apps, err
+}
+
+// ListNotifications lists the phone's notifications, newest first.
+func (d *Driver) ListNotifications(ctx context.Context, deviceID string) ([]sdk.Notification, error) {
+	var out []sdk.Notification
+	err := d.with(ctx, "list_notifications", deviceID, "", func(p *phone) error {
+		for i := len(p.notes) - 1; i >= 0; i-- {
+			n := p.notes[i]
+			sn := sdk.Notification{ID: strconv.Itoa(n.id), Title: n.title, Text: n.text, Posted: n.posted}
+			if n.app != nil {
+				sn.AppID = p.appInfo(n.app).ID
+			}
+			out = append(out, sn)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Input applies a person's raw events: a finger that goes down and up in

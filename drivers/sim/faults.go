@@ -42,7 +42,7 @@ type Drop struct {
 // callNames are the names a call knob takes besides action kinds.
 var callNames = []string{
 	"info", "watch", "screen", "screenshot", "act", "input", "wake", "unlock",
-	"wait_idle", "list_apps", "list_files", "pull_file", "push_file", "delete_file",
+	"wait_idle", "list_apps", "list_files", "pull_file", "push_file", "delete_file", "list_notifications",
 }
 
 // ParseFaults parses knobs in the PINKY_SIM_FAULTS syntax, e.g.

@@ -26,6 +26,8 @@ var (
 	_ sdk.AppLister     = (*handle)(nil)
 	_ sdk.Filer         = (*handle)(nil)
 	_ sdk.Displayer     = (*handle)(nil)
+
+	_ sdk.NotificationLister = (*handle)(nil)
 )
 
 // call runs f on the current client and names the driver in a gone error.
@@ -113,6 +115,10 @@ func (h *handle) PushFile(ctx context.Context, deviceID, path string, r io.Reade
 
 func (h *handle) DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error {
 	return call0(h, func(c *sdk.Client) error { return c.DeleteFile(ctx, deviceID, path, recursive) })
+}
+
+func (h *handle) ListNotifications(ctx context.Context, deviceID string) ([]sdk.Notification, error) {
+	return call(h, func(c *sdk.Client) ([]sdk.Notification, error) { return c.ListNotifications(ctx, deviceID) })
 }
 
 func (h *handle) CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error) {

@@ -46,6 +46,8 @@ const (
 	Capability_CAPABILITY_FILES Capability = 9
 	// CreateDisplay and RemoveDisplay are served, and display_id is honoured.
 	Capability_CAPABILITY_DISPLAYS Capability = 10
+	// ListNotifications is served.
+	Capability_CAPABILITY_NOTIFICATIONS Capability = 11
 )
 
 // Enum value maps for Capability.
@@ -62,6 +64,7 @@ var (
 		8:  "CAPABILITY_APPS",
 		9:  "CAPABILITY_FILES",
 		10: "CAPABILITY_DISPLAYS",
+		11: "CAPABILITY_NOTIFICATIONS",
 	}
 	Capability_value = map[string]int32{
 		"CAPABILITY_UNSPECIFIED":   0,
@@ -75,6 +78,7 @@ var (
 		"CAPABILITY_APPS":          8,
 		"CAPABILITY_FILES":         9,
 		"CAPABILITY_DISPLAYS":      10,
+		"CAPABILITY_NOTIFICATIONS": 11,
 	}
 )
 
@@ -4402,6 +4406,177 @@ func (*DeleteFileResponse) Descriptor() ([]byte, []int) {
 	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
 }
 
+type ListNotificationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED.
+	DeviceId      string `protobuf:"bytes,1,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNotificationsRequest) Reset() {
+	*x = ListNotificationsRequest{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNotificationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNotificationsRequest) ProtoMessage() {}
+
+func (x *ListNotificationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNotificationsRequest.ProtoReflect.Descriptor instead.
+func (*ListNotificationsRequest) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *ListNotificationsRequest) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+type Notification struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED. Unique among the phone's current notifications.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// OPTIONAL. The app that posted it.
+	AppId string `protobuf:"bytes,2,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
+	// OPTIONAL. At most 1 KiB.
+	Title string `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	// OPTIONAL. At most 4 KiB. It may hold a one-time code: hosts mask those.
+	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
+	// OPTIONAL. When it was posted, Unix time in milliseconds.
+	PostedAtMs    int64 `protobuf:"varint,5,opt,name=posted_at_ms,json=postedAtMs,proto3" json:"posted_at_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Notification) Reset() {
+	*x = Notification{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Notification) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Notification) ProtoMessage() {}
+
+func (x *Notification) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Notification.ProtoReflect.Descriptor instead.
+func (*Notification) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *Notification) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Notification) GetAppId() string {
+	if x != nil {
+		return x.AppId
+	}
+	return ""
+}
+
+func (x *Notification) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Notification) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Notification) GetPostedAtMs() int64 {
+	if x != nil {
+		return x.PostedAtMs
+	}
+	return 0
+}
+
+type ListNotificationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED, newest first.
+	Notifications []*Notification `protobuf:"bytes,1,rep,name=notifications,proto3" json:"notifications,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListNotificationsResponse) Reset() {
+	*x = ListNotificationsResponse{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListNotificationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListNotificationsResponse) ProtoMessage() {}
+
+func (x *ListNotificationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListNotificationsResponse.ProtoReflect.Descriptor instead.
+func (*ListNotificationsResponse) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *ListNotificationsResponse) GetNotifications() []*Notification {
+	if x != nil {
+		return x.Notifications
+	}
+	return nil
+}
+
 type CreateDisplayRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// REQUIRED.
@@ -4417,7 +4592,7 @@ type CreateDisplayRequest struct {
 
 func (x *CreateDisplayRequest) Reset() {
 	*x = CreateDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4429,7 +4604,7 @@ func (x *CreateDisplayRequest) String() string {
 func (*CreateDisplayRequest) ProtoMessage() {}
 
 func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4442,7 +4617,7 @@ func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayRequest.ProtoReflect.Descriptor instead.
 func (*CreateDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *CreateDisplayRequest) GetDeviceId() string {
@@ -4483,7 +4658,7 @@ type CreateDisplayResponse struct {
 
 func (x *CreateDisplayResponse) Reset() {
 	*x = CreateDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4495,7 +4670,7 @@ func (x *CreateDisplayResponse) String() string {
 func (*CreateDisplayResponse) ProtoMessage() {}
 
 func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4508,7 +4683,7 @@ func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayResponse.ProtoReflect.Descriptor instead.
 func (*CreateDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CreateDisplayResponse) GetDisplayId() int32 {
@@ -4530,7 +4705,7 @@ type RemoveDisplayRequest struct {
 
 func (x *RemoveDisplayRequest) Reset() {
 	*x = RemoveDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4542,7 +4717,7 @@ func (x *RemoveDisplayRequest) String() string {
 func (*RemoveDisplayRequest) ProtoMessage() {}
 
 func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4555,7 +4730,7 @@ func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayRequest.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *RemoveDisplayRequest) GetDeviceId() string {
@@ -4580,7 +4755,7 @@ type RemoveDisplayResponse struct {
 
 func (x *RemoveDisplayResponse) Reset() {
 	*x = RemoveDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4592,7 +4767,7 @@ func (x *RemoveDisplayResponse) String() string {
 func (*RemoveDisplayResponse) ProtoMessage() {}
 
 func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4605,7 +4780,7 @@ func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayResponse.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{62}
 }
 
 var File_pinky_driver_v1_driver_proto protoreflect.FileDescriptor
@@ -4862,7 +5037,18 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1c\n" +
 	"\trecursive\x18\x03 \x01(\bR\trecursive\"\x14\n" +
-	"\x12DeleteFileResponse\"\x82\x01\n" +
+	"\x12DeleteFileResponse\"7\n" +
+	"\x18ListNotificationsRequest\x12\x1b\n" +
+	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\"\x81\x01\n" +
+	"\fNotification\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06app_id\x18\x02 \x01(\tR\x05appId\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12\x12\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\x12 \n" +
+	"\fposted_at_ms\x18\x05 \x01(\x03R\n" +
+	"postedAtMs\"`\n" +
+	"\x19ListNotificationsResponse\x12C\n" +
+	"\rnotifications\x18\x01 \x03(\v2\x1d.pinky.driver.v1.NotificationR\rnotifications\"\x82\x01\n" +
 	"\x14CreateDisplayRequest\x12\x1b\n" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x14\n" +
 	"\x05width\x18\x02 \x01(\x05R\x05width\x12\x16\n" +
@@ -4876,7 +5062,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x1d\n" +
 	"\n" +
 	"display_id\x18\x02 \x01(\x05R\tdisplayId\"\x17\n" +
-	"\x15RemoveDisplayResponse*\x98\x02\n" +
+	"\x15RemoveDisplayResponse*\xb6\x02\n" +
 	"\n" +
 	"Capability\x12\x1a\n" +
 	"\x16CAPABILITY_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -4890,7 +5076,8 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\x0fCAPABILITY_APPS\x10\b\x12\x14\n" +
 	"\x10CAPABILITY_FILES\x10\t\x12\x17\n" +
 	"\x13CAPABILITY_DISPLAYS\x10\n" +
-	"*`\n" +
+	"\x12\x1c\n" +
+	"\x18CAPABILITY_NOTIFICATIONS\x10\v*`\n" +
 	"\bPlatform\x12\x18\n" +
 	"\x14PLATFORM_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10PLATFORM_ANDROID\x10\x01\x12\x10\n" +
@@ -4977,7 +5164,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\n" +
 	"CODEC_H264\x10\x01\x12\x0e\n" +
 	"\n" +
-	"CODEC_H265\x10\x022\xd5\f\n" +
+	"CODEC_H265\x10\x022\xc1\r\n" +
 	"\rDriverService\x12L\n" +
 	"\aGetInfo\x12\x1f.pinky.driver.v1.GetInfoRequest\x1a .pinky.driver.v1.GetInfoResponse\x12]\n" +
 	"\fWatchDevices\x12$.pinky.driver.v1.WatchDevicesRequest\x1a%.pinky.driver.v1.WatchDevicesResponse0\x01\x12R\n" +
@@ -4997,7 +5184,8 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\bPullFile\x12 .pinky.driver.v1.PullFileRequest\x1a!.pinky.driver.v1.PullFileResponse0\x01\x12Q\n" +
 	"\bPushFile\x12 .pinky.driver.v1.PushFileRequest\x1a!.pinky.driver.v1.PushFileResponse(\x01\x12U\n" +
 	"\n" +
-	"DeleteFile\x12\".pinky.driver.v1.DeleteFileRequest\x1a#.pinky.driver.v1.DeleteFileResponse\x12^\n" +
+	"DeleteFile\x12\".pinky.driver.v1.DeleteFileRequest\x1a#.pinky.driver.v1.DeleteFileResponse\x12j\n" +
+	"\x11ListNotifications\x12).pinky.driver.v1.ListNotificationsRequest\x1a*.pinky.driver.v1.ListNotificationsResponse\x12^\n" +
 	"\rCreateDisplay\x12%.pinky.driver.v1.CreateDisplayRequest\x1a&.pinky.driver.v1.CreateDisplayResponse\x12^\n" +
 	"\rRemoveDisplay\x12%.pinky.driver.v1.RemoveDisplayRequest\x1a&.pinky.driver.v1.RemoveDisplayResponseB?Z=github.com/pinky-gateway/pinky/proto/pinky/driver/v1;driverv1b\x06proto3"
 
@@ -5014,81 +5202,84 @@ func file_pinky_driver_v1_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_pinky_driver_v1_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_pinky_driver_v1_driver_proto_goTypes = []any{
-	(Capability)(0),                 // 0: pinky.driver.v1.Capability
-	(Platform)(0),                   // 1: pinky.driver.v1.Platform
-	(Connection)(0),                 // 2: pinky.driver.v1.Connection
-	(DeviceState)(0),                // 3: pinky.driver.v1.DeviceState
-	(LockState)(0),                  // 4: pinky.driver.v1.LockState
-	(DeviceEventKind)(0),            // 5: pinky.driver.v1.DeviceEventKind
-	(Orientation)(0),                // 6: pinky.driver.v1.Orientation
-	(ImageFormat)(0),                // 7: pinky.driver.v1.ImageFormat
-	(ScrollDirection)(0),            // 8: pinky.driver.v1.ScrollDirection
-	(Key)(0),                        // 9: pinky.driver.v1.Key
-	(PointerAction)(0),              // 10: pinky.driver.v1.PointerAction
-	(KeyAction)(0),                  // 11: pinky.driver.v1.KeyAction
-	(Codec)(0),                      // 12: pinky.driver.v1.Codec
-	(*GetInfoRequest)(nil),          // 13: pinky.driver.v1.GetInfoRequest
-	(*GetInfoResponse)(nil),         // 14: pinky.driver.v1.GetInfoResponse
-	(*Device)(nil),                  // 15: pinky.driver.v1.Device
-	(*WatchDevicesRequest)(nil),     // 16: pinky.driver.v1.WatchDevicesRequest
-	(*WatchDevicesResponse)(nil),    // 17: pinky.driver.v1.WatchDevicesResponse
-	(*GetScreenRequest)(nil),        // 18: pinky.driver.v1.GetScreenRequest
-	(*App)(nil),                     // 19: pinky.driver.v1.App
-	(*Rect)(nil),                    // 20: pinky.driver.v1.Rect
-	(*Element)(nil),                 // 21: pinky.driver.v1.Element
-	(*Screen)(nil),                  // 22: pinky.driver.v1.Screen
-	(*GetScreenResponse)(nil),       // 23: pinky.driver.v1.GetScreenResponse
-	(*ScreenshotRequest)(nil),       // 24: pinky.driver.v1.ScreenshotRequest
-	(*Image)(nil),                   // 25: pinky.driver.v1.Image
-	(*ScreenshotResponse)(nil),      // 26: pinky.driver.v1.ScreenshotResponse
-	(*Point)(nil),                   // 27: pinky.driver.v1.Point
-	(*Tap)(nil),                     // 28: pinky.driver.v1.Tap
-	(*DoubleTap)(nil),               // 29: pinky.driver.v1.DoubleTap
-	(*LongPress)(nil),               // 30: pinky.driver.v1.LongPress
-	(*Swipe)(nil),                   // 31: pinky.driver.v1.Swipe
-	(*Scroll)(nil),                  // 32: pinky.driver.v1.Scroll
-	(*TypeText)(nil),                // 33: pinky.driver.v1.TypeText
-	(*PressKey)(nil),                // 34: pinky.driver.v1.PressKey
-	(*LaunchApp)(nil),               // 35: pinky.driver.v1.LaunchApp
-	(*StopApp)(nil),                 // 36: pinky.driver.v1.StopApp
-	(*OpenUrl)(nil),                 // 37: pinky.driver.v1.OpenUrl
-	(*ActRequest)(nil),              // 38: pinky.driver.v1.ActRequest
-	(*ActResponse)(nil),             // 39: pinky.driver.v1.ActResponse
-	(*PointerEvent)(nil),            // 40: pinky.driver.v1.PointerEvent
-	(*KeyEvent)(nil),                // 41: pinky.driver.v1.KeyEvent
-	(*InputRequest)(nil),            // 42: pinky.driver.v1.InputRequest
-	(*InputResponse)(nil),           // 43: pinky.driver.v1.InputResponse
-	(*StreamVideoRequest)(nil),      // 44: pinky.driver.v1.StreamVideoRequest
-	(*VideoPacket)(nil),             // 45: pinky.driver.v1.VideoPacket
-	(*StreamVideoResponse)(nil),     // 46: pinky.driver.v1.StreamVideoResponse
-	(*RequestKeyFrameRequest)(nil),  // 47: pinky.driver.v1.RequestKeyFrameRequest
-	(*RequestKeyFrameResponse)(nil), // 48: pinky.driver.v1.RequestKeyFrameResponse
-	(*CaptureFrameRequest)(nil),     // 49: pinky.driver.v1.CaptureFrameRequest
-	(*CaptureFrameResponse)(nil),    // 50: pinky.driver.v1.CaptureFrameResponse
-	(*WakeRequest)(nil),             // 51: pinky.driver.v1.WakeRequest
-	(*WakeResponse)(nil),            // 52: pinky.driver.v1.WakeResponse
-	(*UnlockRequest)(nil),           // 53: pinky.driver.v1.UnlockRequest
-	(*UnlockResponse)(nil),          // 54: pinky.driver.v1.UnlockResponse
-	(*WaitIdleRequest)(nil),         // 55: pinky.driver.v1.WaitIdleRequest
-	(*WaitIdleResponse)(nil),        // 56: pinky.driver.v1.WaitIdleResponse
-	(*ListAppsRequest)(nil),         // 57: pinky.driver.v1.ListAppsRequest
-	(*ListAppsResponse)(nil),        // 58: pinky.driver.v1.ListAppsResponse
-	(*FileInfo)(nil),                // 59: pinky.driver.v1.FileInfo
-	(*ListFilesRequest)(nil),        // 60: pinky.driver.v1.ListFilesRequest
-	(*ListFilesResponse)(nil),       // 61: pinky.driver.v1.ListFilesResponse
-	(*PullFileRequest)(nil),         // 62: pinky.driver.v1.PullFileRequest
-	(*PullFileResponse)(nil),        // 63: pinky.driver.v1.PullFileResponse
-	(*PushFileHeader)(nil),          // 64: pinky.driver.v1.PushFileHeader
-	(*PushFileRequest)(nil),         // 65: pinky.driver.v1.PushFileRequest
-	(*PushFileResponse)(nil),        // 66: pinky.driver.v1.PushFileResponse
-	(*DeleteFileRequest)(nil),       // 67: pinky.driver.v1.DeleteFileRequest
-	(*DeleteFileResponse)(nil),      // 68: pinky.driver.v1.DeleteFileResponse
-	(*CreateDisplayRequest)(nil),    // 69: pinky.driver.v1.CreateDisplayRequest
-	(*CreateDisplayResponse)(nil),   // 70: pinky.driver.v1.CreateDisplayResponse
-	(*RemoveDisplayRequest)(nil),    // 71: pinky.driver.v1.RemoveDisplayRequest
-	(*RemoveDisplayResponse)(nil),   // 72: pinky.driver.v1.RemoveDisplayResponse
+	(Capability)(0),                   // 0: pinky.driver.v1.Capability
+	(Platform)(0),                     // 1: pinky.driver.v1.Platform
+	(Connection)(0),                   // 2: pinky.driver.v1.Connection
+	(DeviceState)(0),                  // 3: pinky.driver.v1.DeviceState
+	(LockState)(0),                    // 4: pinky.driver.v1.LockState
+	(DeviceEventKind)(0),              // 5: pinky.driver.v1.DeviceEventKind
+	(Orientation)(0),                  // 6: pinky.driver.v1.Orientation
+	(ImageFormat)(0),                  // 7: pinky.driver.v1.ImageFormat
+	(ScrollDirection)(0),              // 8: pinky.driver.v1.ScrollDirection
+	(Key)(0),                          // 9: pinky.driver.v1.Key
+	(PointerAction)(0),                // 10: pinky.driver.v1.PointerAction
+	(KeyAction)(0),                    // 11: pinky.driver.v1.KeyAction
+	(Codec)(0),                        // 12: pinky.driver.v1.Codec
+	(*GetInfoRequest)(nil),            // 13: pinky.driver.v1.GetInfoRequest
+	(*GetInfoResponse)(nil),           // 14: pinky.driver.v1.GetInfoResponse
+	(*Device)(nil),                    // 15: pinky.driver.v1.Device
+	(*WatchDevicesRequest)(nil),       // 16: pinky.driver.v1.WatchDevicesRequest
+	(*WatchDevicesResponse)(nil),      // 17: pinky.driver.v1.WatchDevicesResponse
+	(*GetScreenRequest)(nil),          // 18: pinky.driver.v1.GetScreenRequest
+	(*App)(nil),                       // 19: pinky.driver.v1.App
+	(*Rect)(nil),                      // 20: pinky.driver.v1.Rect
+	(*Element)(nil),                   // 21: pinky.driver.v1.Element
+	(*Screen)(nil),                    // 22: pinky.driver.v1.Screen
+	(*GetScreenResponse)(nil),         // 23: pinky.driver.v1.GetScreenResponse
+	(*ScreenshotRequest)(nil),         // 24: pinky.driver.v1.ScreenshotRequest
+	(*Image)(nil),                     // 25: pinky.driver.v1.Image
+	(*ScreenshotResponse)(nil),        // 26: pinky.driver.v1.ScreenshotResponse
+	(*Point)(nil),                     // 27: pinky.driver.v1.Point
+	(*Tap)(nil),                       // 28: pinky.driver.v1.Tap
+	(*DoubleTap)(nil),                 // 29: pinky.driver.v1.DoubleTap
+	(*LongPress)(nil),                 // 30: pinky.driver.v1.LongPress
+	(*Swipe)(nil),                     // 31: pinky.driver.v1.Swipe
+	(*Scroll)(nil),                    // 32: pinky.driver.v1.Scroll
+	(*TypeText)(nil),                  // 33: pinky.driver.v1.TypeText
+	(*PressKey)(nil),                  // 34: pinky.driver.v1.PressKey
+	(*LaunchApp)(nil),                 // 35: pinky.driver.v1.LaunchApp
+	(*StopApp)(nil),                   // 36: pinky.driver.v1.StopApp
+	(*OpenUrl)(nil),                   // 37: pinky.driver.v1.OpenUrl
+	(*ActRequest)(nil),                // 38: pinky.driver.v1.ActRequest
+	(*ActResponse)(nil),               // 39: pinky.driver.v1.ActResponse
+	(*PointerEvent)(nil),              // 40: pinky.driver.v1.PointerEvent
+	(*KeyEvent)(nil),                  // 41: pinky.driver.v1.KeyEvent
+	(*InputRequest)(nil),              // 42: pinky.driver.v1.InputRequest
+	(*InputResponse)(nil),             // 43: pinky.driver.v1.InputResponse
+	(*StreamVideoRequest)(nil),        // 44: pinky.driver.v1.StreamVideoRequest
+	(*VideoPacket)(nil),               // 45: pinky.driver.v1.VideoPacket
+	(*StreamVideoResponse)(nil),       // 46: pinky.driver.v1.StreamVideoResponse
+	(*RequestKeyFrameRequest)(nil),    // 47: pinky.driver.v1.RequestKeyFrameRequest
+	(*RequestKeyFrameResponse)(nil),   // 48: pinky.driver.v1.RequestKeyFrameResponse
+	(*CaptureFrameRequest)(nil),       // 49: pinky.driver.v1.CaptureFrameRequest
+	(*CaptureFrameResponse)(nil),      // 50: pinky.driver.v1.CaptureFrameResponse
+	(*WakeRequest)(nil),               // 51: pinky.driver.v1.WakeRequest
+	(*WakeResponse)(nil),              // 52: pinky.driver.v1.WakeResponse
+	(*UnlockRequest)(nil),             // 53: pinky.driver.v1.UnlockRequest
+	(*UnlockResponse)(nil),            // 54: pinky.driver.v1.UnlockResponse
+	(*WaitIdleRequest)(nil),           // 55: pinky.driver.v1.WaitIdleRequest
+	(*WaitIdleResponse)(nil),          // 56: pinky.driver.v1.WaitIdleResponse
+	(*ListAppsRequest)(nil),           // 57: pinky.driver.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),          // 58: pinky.driver.v1.ListAppsResponse
+	(*FileInfo)(nil),                  // 59: pinky.driver.v1.FileInfo
+	(*ListFilesRequest)(nil),          // 60: pinky.driver.v1.ListFilesRequest
+	(*ListFilesResponse)(nil),         // 61: pinky.driver.v1.ListFilesResponse
+	(*PullFileRequest)(nil),           // 62: pinky.driver.v1.PullFileRequest
+	(*PullFileResponse)(nil),          // 63: pinky.driver.v1.PullFileResponse
+	(*PushFileHeader)(nil),            // 64: pinky.driver.v1.PushFileHeader
+	(*PushFileRequest)(nil),           // 65: pinky.driver.v1.PushFileRequest
+	(*PushFileResponse)(nil),          // 66: pinky.driver.v1.PushFileResponse
+	(*DeleteFileRequest)(nil),         // 67: pinky.driver.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),        // 68: pinky.driver.v1.DeleteFileResponse
+	(*ListNotificationsRequest)(nil),  // 69: pinky.driver.v1.ListNotificationsRequest
+	(*Notification)(nil),              // 70: pinky.driver.v1.Notification
+	(*ListNotificationsResponse)(nil), // 71: pinky.driver.v1.ListNotificationsResponse
+	(*CreateDisplayRequest)(nil),      // 72: pinky.driver.v1.CreateDisplayRequest
+	(*CreateDisplayResponse)(nil),     // 73: pinky.driver.v1.CreateDisplayResponse
+	(*RemoveDisplayRequest)(nil),      // 74: pinky.driver.v1.RemoveDisplayRequest
+	(*RemoveDisplayResponse)(nil),     // 75: pinky.driver.v1.RemoveDisplayResponse
 }
 var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	1,  // 0: pinky.driver.v1.GetInfoResponse.platforms:type_name -> pinky.driver.v1.Platform
@@ -5140,49 +5331,52 @@ var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	19, // 46: pinky.driver.v1.ListAppsResponse.apps:type_name -> pinky.driver.v1.App
 	59, // 47: pinky.driver.v1.ListFilesResponse.files:type_name -> pinky.driver.v1.FileInfo
 	64, // 48: pinky.driver.v1.PushFileRequest.header:type_name -> pinky.driver.v1.PushFileHeader
-	13, // 49: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
-	16, // 50: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
-	18, // 51: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
-	24, // 52: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
-	38, // 53: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
-	42, // 54: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
-	44, // 55: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
-	47, // 56: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
-	49, // 57: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
-	51, // 58: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
-	53, // 59: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
-	55, // 60: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
-	57, // 61: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
-	60, // 62: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
-	62, // 63: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
-	65, // 64: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
-	67, // 65: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
-	69, // 66: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
-	71, // 67: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
-	14, // 68: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
-	17, // 69: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
-	23, // 70: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
-	26, // 71: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
-	39, // 72: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
-	43, // 73: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
-	46, // 74: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
-	48, // 75: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
-	50, // 76: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
-	52, // 77: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
-	54, // 78: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
-	56, // 79: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
-	58, // 80: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
-	61, // 81: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
-	63, // 82: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
-	66, // 83: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
-	68, // 84: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
-	70, // 85: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
-	72, // 86: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
-	68, // [68:87] is the sub-list for method output_type
-	49, // [49:68] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	70, // 49: pinky.driver.v1.ListNotificationsResponse.notifications:type_name -> pinky.driver.v1.Notification
+	13, // 50: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
+	16, // 51: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
+	18, // 52: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
+	24, // 53: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
+	38, // 54: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
+	42, // 55: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
+	44, // 56: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
+	47, // 57: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
+	49, // 58: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
+	51, // 59: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
+	53, // 60: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
+	55, // 61: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
+	57, // 62: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
+	60, // 63: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
+	62, // 64: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
+	65, // 65: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
+	67, // 66: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
+	69, // 67: pinky.driver.v1.DriverService.ListNotifications:input_type -> pinky.driver.v1.ListNotificationsRequest
+	72, // 68: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
+	74, // 69: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
+	14, // 70: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
+	17, // 71: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
+	23, // 72: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
+	26, // 73: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
+	39, // 74: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
+	43, // 75: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
+	46, // 76: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
+	48, // 77: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
+	50, // 78: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
+	52, // 79: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
+	54, // 80: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
+	56, // 81: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
+	58, // 82: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
+	61, // 83: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
+	63, // 84: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
+	66, // 85: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
+	68, // 86: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
+	71, // 87: pinky.driver.v1.DriverService.ListNotifications:output_type -> pinky.driver.v1.ListNotificationsResponse
+	73, // 88: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
+	75, // 89: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
+	70, // [70:90] is the sub-list for method output_type
+	50, // [50:70] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_pinky_driver_v1_driver_proto_init() }
@@ -5218,7 +5412,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pinky_driver_v1_driver_proto_rawDesc), len(file_pinky_driver_v1_driver_proto_rawDesc)),
 			NumEnums:      13,
-			NumMessages:   60,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

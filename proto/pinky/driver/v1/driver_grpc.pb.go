@@ -19,25 +19,26 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	DriverService_GetInfo_FullMethodName         = "/pinky.driver.v1.DriverService/GetInfo"
-	DriverService_WatchDevices_FullMethodName    = "/pinky.driver.v1.DriverService/WatchDevices"
-	DriverService_GetScreen_FullMethodName       = "/pinky.driver.v1.DriverService/GetScreen"
-	DriverService_Screenshot_FullMethodName      = "/pinky.driver.v1.DriverService/Screenshot"
-	DriverService_Act_FullMethodName             = "/pinky.driver.v1.DriverService/Act"
-	DriverService_Input_FullMethodName           = "/pinky.driver.v1.DriverService/Input"
-	DriverService_StreamVideo_FullMethodName     = "/pinky.driver.v1.DriverService/StreamVideo"
-	DriverService_RequestKeyFrame_FullMethodName = "/pinky.driver.v1.DriverService/RequestKeyFrame"
-	DriverService_CaptureFrame_FullMethodName    = "/pinky.driver.v1.DriverService/CaptureFrame"
-	DriverService_Wake_FullMethodName            = "/pinky.driver.v1.DriverService/Wake"
-	DriverService_Unlock_FullMethodName          = "/pinky.driver.v1.DriverService/Unlock"
-	DriverService_WaitIdle_FullMethodName        = "/pinky.driver.v1.DriverService/WaitIdle"
-	DriverService_ListApps_FullMethodName        = "/pinky.driver.v1.DriverService/ListApps"
-	DriverService_ListFiles_FullMethodName       = "/pinky.driver.v1.DriverService/ListFiles"
-	DriverService_PullFile_FullMethodName        = "/pinky.driver.v1.DriverService/PullFile"
-	DriverService_PushFile_FullMethodName        = "/pinky.driver.v1.DriverService/PushFile"
-	DriverService_DeleteFile_FullMethodName      = "/pinky.driver.v1.DriverService/DeleteFile"
-	DriverService_CreateDisplay_FullMethodName   = "/pinky.driver.v1.DriverService/CreateDisplay"
-	DriverService_RemoveDisplay_FullMethodName   = "/pinky.driver.v1.DriverService/RemoveDisplay"
+	DriverService_GetInfo_FullMethodName           = "/pinky.driver.v1.DriverService/GetInfo"
+	DriverService_WatchDevices_FullMethodName      = "/pinky.driver.v1.DriverService/WatchDevices"
+	DriverService_GetScreen_FullMethodName         = "/pinky.driver.v1.DriverService/GetScreen"
+	DriverService_Screenshot_FullMethodName        = "/pinky.driver.v1.DriverService/Screenshot"
+	DriverService_Act_FullMethodName               = "/pinky.driver.v1.DriverService/Act"
+	DriverService_Input_FullMethodName             = "/pinky.driver.v1.DriverService/Input"
+	DriverService_StreamVideo_FullMethodName       = "/pinky.driver.v1.DriverService/StreamVideo"
+	DriverService_RequestKeyFrame_FullMethodName   = "/pinky.driver.v1.DriverService/RequestKeyFrame"
+	DriverService_CaptureFrame_FullMethodName      = "/pinky.driver.v1.DriverService/CaptureFrame"
+	DriverService_Wake_FullMethodName              = "/pinky.driver.v1.DriverService/Wake"
+	DriverService_Unlock_FullMethodName            = "/pinky.driver.v1.DriverService/Unlock"
+	DriverService_WaitIdle_FullMethodName          = "/pinky.driver.v1.DriverService/WaitIdle"
+	DriverService_ListApps_FullMethodName          = "/pinky.driver.v1.DriverService/ListApps"
+	DriverService_ListFiles_FullMethodName         = "/pinky.driver.v1.DriverService/ListFiles"
+	DriverService_PullFile_FullMethodName          = "/pinky.driver.v1.DriverService/PullFile"
+	DriverService_PushFile_FullMethodName          = "/pinky.driver.v1.DriverService/PushFile"
+	DriverService_DeleteFile_FullMethodName        = "/pinky.driver.v1.DriverService/DeleteFile"
+	DriverService_ListNotifications_FullMethodName = "/pinky.driver.v1.DriverService/ListNotifications"
+	DriverService_CreateDisplay_FullMethodName     = "/pinky.driver.v1.DriverService/CreateDisplay"
+	DriverService_RemoveDisplay_FullMethodName     = "/pinky.driver.v1.DriverService/RemoveDisplay"
 )
 
 // DriverServiceClient is the client API for DriverService service.
@@ -82,6 +83,8 @@ type DriverServiceClient interface {
 	PushFile(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[PushFileRequest, PushFileResponse], error)
 	// DeleteFile removes a file or folder from the phone's Pinky folder. CAPABILITY_FILES.
 	DeleteFile(ctx context.Context, in *DeleteFileRequest, opts ...grpc.CallOption) (*DeleteFileResponse, error)
+	// ListNotifications lists the notifications on the phone. CAPABILITY_NOTIFICATIONS.
+	ListNotifications(ctx context.Context, in *ListNotificationsRequest, opts ...grpc.CallOption) (*ListNotificationsResponse, error)
 	// CreateDisplay creates a background (virtual) display. CAPABILITY_DISPLAYS.
 	CreateDisplay(ctx context.Context, in *CreateDisplayRequest, opts ...grpc.CallOption) (*CreateDisplayResponse, error)
 	// RemoveDisplay removes a background display. CAPABILITY_DISPLAYS.
@@ -299,6 +302,16 @@ func (c *driverServiceClient) DeleteFile(ctx context.Context, in *DeleteFileRequ
 	return out, nil
 }
 
+func (c *driverServiceClient) ListNotifications(ctx context.Context, in *ListNotificationsRequest, opts ...grpc.CallOption) (*ListNotificationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListNotificationsResponse)
+	err := c.cc.Invoke(ctx, DriverService_ListNotifications_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *driverServiceClient) CreateDisplay(ctx context.Context, in *CreateDisplayRequest, opts ...grpc.CallOption) (*CreateDisplayResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CreateDisplayResponse)
@@ -361,6 +374,8 @@ type DriverServiceServer interface {
 	PushFile(grpc.ClientStreamingServer[PushFileRequest, PushFileResponse]) error
 	// DeleteFile removes a file or folder from the phone's Pinky folder. CAPABILITY_FILES.
 	DeleteFile(context.Context, *DeleteFileRequest) (*DeleteFileResponse, error)
+	// ListNotifications lists the notifications on the phone. CAPABILITY_NOTIFICATIONS.
+	ListNotifications(context.Context, *ListNotificationsRequest) (*ListNotificationsResponse, error)
 	// CreateDisplay creates a background (virtual) display. CAPABILITY_DISPLAYS.
 	CreateDisplay(context.Context, *CreateDisplayRequest) (*CreateDisplayResponse, error)
 	// RemoveDisplay removes a background display. CAPABILITY_DISPLAYS.
@@ -425,6 +440,9 @@ func (UnimplementedDriverServiceServer) PushFile(grpc.ClientStreamingServer[Push
 }
 func (UnimplementedDriverServiceServer) DeleteFile(context.Context, *DeleteFileRequest) (*DeleteFileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteFile not implemented")
+}
+func (UnimplementedDriverServiceServer) ListNotifications(context.Context, *ListNotificationsRequest) (*ListNotificationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListNotifications not implemented")
 }
 func (UnimplementedDriverServiceServer) CreateDisplay(context.Context, *CreateDisplayRequest) (*CreateDisplayResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateDisplay not implemented")
@@ -716,6 +734,24 @@ func _DriverService_DeleteFile_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DriverService_ListNotifications_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListNotificationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServiceServer).ListNotifications(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DriverService_ListNotifications_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServiceServer).ListNotifications(ctx, req.(*ListNotificationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _DriverService_CreateDisplay_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CreateDisplayRequest)
 	if err := dec(in); err != nil {
@@ -806,6 +842,10 @@ var DriverService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteFile",
 			Handler:    _DriverService_DeleteFile_Handler,
+		},
+		{
+			MethodName: "ListNotifications",
+			Handler:    _DriverService_ListNotifications_Handler,
 		},
 		{
 			MethodName: "CreateDisplay",
