@@ -103,27 +103,60 @@ func CheckSocketPath(path string) error {
 	return nil
 }
 
-// Listen creates the socket at path (its folder must exist and be 0700) and
-// serves until Close. A stale socket file left by a dead daemon is replaced;
-// the caller holds the daemon lock, so no live daemon owns it.
-func (s *Server) Listen(path string) error {
+// ListenPrivate creates a Unix socket at path that only this user can
+// reach: its folder must be 0700, the socket is made 0600, and every
+// accepted connection from another uid is refused (and logged). A stale
+// socket file left by a dead daemon is replaced; the caller holds the
+// daemon lock, so no live daemon owns it.
+func ListenPrivate(path string, log *slog.Logger) (net.Listener, error) {
 	if err := CheckSocketPath(path); err != nil {
-		return err
+		return nil, err
 	}
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
-		return err
+		return nil, err
 	} else if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("socket folder %s is reachable by other users (mode %o); want 0700", filepath.Dir(path), fi.Mode().Perm())
+		return nil, fmt.Errorf("socket folder %s is reachable by other users (mode %o); want 0700", filepath.Dir(path), fi.Mode().Perm())
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return nil, err
 	}
 	lis, err := net.Listen("unix", path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		lis.Close()
+		return nil, err
+	}
+	return &privateListener{Listener: lis, log: log}, nil
+}
+
+// privateListener refuses connections from other users.
+type privateListener struct {
+	net.Listener
+	log *slog.Logger
+}
+
+func (l *privateListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPeer(c); err != nil {
+			l.log.Warn("refused a local connection", "socket", l.Addr().String(), "err", err)
+			c.Close()
+			continue
+		}
+		return c, nil
+	}
+}
+
+// Listen serves the control API on a private socket at path (see
+// ListenPrivate) until Close.
+func (s *Server) Listen(path string) error {
+	lis, err := ListenPrivate(path, s.log)
+	if err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -140,11 +173,6 @@ func (s *Server) accept(lis net.Listener) {
 		c, err := lis.Accept()
 		if err != nil {
 			return
-		}
-		if err := checkPeer(c); err != nil {
-			s.log.Warn("refused a local API connection", "err", err)
-			c.Close()
-			continue
 		}
 		s.mu.Lock()
 		s.conns[c] = struct{}{}

@@ -58,6 +58,15 @@ func defaultBase() (string, error) {
 // Socket is the path of the daemon's local socket.
 func (d Dirs) Socket() string { return filepath.Join(d.Runtime, "pinky.sock") }
 
+// MCPSocket is the path of the socket that `pinky mcp` bridges agents to.
+func (d Dirs) MCPSocket() string { return filepath.Join(d.Runtime, "mcp.sock") }
+
+// Database is the path of the history database.
+func (d Dirs) Database() string { return filepath.Join(d.Home, "history.db") }
+
+// Media is the folder of screenshots and recordings.
+func (d Dirs) Media() string { return filepath.Join(d.Home, "media") }
+
 // Drivers is the folder searched for third-party drivers.
 func (d Dirs) Drivers() string { return filepath.Join(d.Home, "drivers") }
 

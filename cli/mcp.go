@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pinky-gateway/pinky/gateway/home"
+)
+
+func newMCPCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve MCP on stdin/stdout for an agent host (starts the daemon when none runs)",
+		Long: `Serve the Model Context Protocol on stdin and stdout: this is the command an
+agent host (Claude Code, Codex, Cursor…) runs. It is a thin bridge to the
+pinky daemon, which it starts in the background when none runs (logging to
+$PINKY_HOME/logs/daemon.log; PINKY_SIM=1 gives that daemon the virtual
+phones). Stdout carries only JSON-RPC; diagnostics go to stderr.
+
+Configuration snippets for agent hosts are in deploy/mcp/.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bridge(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+}
+
+// bridge copies JSON-RPC lines between the agent host and the daemon. It
+// remembers which requests are unanswered so that, if the daemon goes
+// away, each gets a JSON-RPC error instead of a hang; and when no daemon
+// can be reached it answers every request with an error.
+func bridge(ctx context.Context, in io.Reader, out, errw io.Writer) error {
+	b := &bridger{out: out, errw: errw, pending: map[string]json.RawMessage{}}
+	conn, err := connectDaemon(ctx, errw)
+	if err != nil {
+		fmt.Fprintln(errw, "pinky mcp:", err)
+		b.down = err
+	}
+	if conn != nil {
+		defer conn.Close()
+		go b.fromDaemon(conn)
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 32<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			continue
+		}
+		id, isRequest, ok := requestID(line)
+		b.mu.Lock()
+		down := b.down
+		if down == nil && isRequest {
+			b.pending[string(id)] = id
+		}
+		b.mu.Unlock()
+		switch {
+		case !ok && down != nil:
+			b.reply(json.RawMessage("null"), -32700, "parse error: not a JSON-RPC message")
+		case down != nil:
+			if isRequest {
+				b.reply(id, -32000, "the pinky daemon is not available: "+down.Error())
+			}
+		default:
+			if _, err := conn.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+				b.lost(fmt.Errorf("writing to the daemon: %w", err))
+			}
+		}
+	}
+	return nil
+}
+
+type bridger struct {
+	out, errw io.Writer
+	wmu       sync.Mutex // one line at a time on stdout
+	mu        sync.Mutex
+	pending   map[string]json.RawMessage
+	down      error
+}
+
+// fromDaemon copies the daemon's lines to stdout until it goes away.
+func (b *bridger) fromDaemon(conn net.Conn) {
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &msg) != nil {
+			continue // never let a non-JSON-RPC line reach stdout
+		}
+		if msg.Method == "" && msg.ID != nil {
+			b.mu.Lock()
+			delete(b.pending, string(msg.ID))
+			b.mu.Unlock()
+		}
+		b.write(line)
+	}
+	err := sc.Err()
+	if err == nil {
+		err = errors.New("the daemon closed the connection")
+	}
+	b.lost(err)
+}
+
+// lost answers every pending request with an error; later ones get one too.
+func (b *bridger) lost(err error) {
+	b.mu.Lock()
+	if b.down != nil {
+		b.mu.Unlock()
+		return
+	}
+	b.down = err
+	pending := b.pending
+	b.pending = map[string]json.RawMessage{}
+	b.mu.Unlock()
+	fmt.Fprintln(b.errw, "pinky mcp: lost the daemon:", err)
+	for _, id := range pending {
+		b.reply(id, -32000, "the pinky daemon went away during the call: if it acted on a phone, it may or may not have happened; observe before repeating")
+	}
+}
+
+func (b *bridger) reply(id json.RawMessage, code int, msg string) {
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	b.write(line)
+}
+
+func (b *bridger) write(line []byte) {
+	b.wmu.Lock()
+	defer b.wmu.Unlock()
+	b.out.Write(append(append([]byte(nil), line...), '\n'))
+}
+
+// requestID returns a message's id, whether it is a request (has a method
+// and an id), and whether it parsed at all.
+func requestID(line []byte) (json.RawMessage, bool, bool) {
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.Unmarshal(line, &msg); err != nil {
+		return nil, false, false
+	}
+	return msg.ID, msg.Method != "" && msg.ID != nil && string(msg.ID) != "null", true
+}
+
+// connectDaemon dials the daemon's MCP socket, starting the daemon when
+// none runs.
+func connectDaemon(ctx context.Context, errw io.Writer) (net.Conn, error) {
+	dirs, err := home.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket())
+	if err == nil {
+		return conn, nil
+	}
+	if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, err
+	}
+	if err := startDaemon(dirs); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(errw, "pinky mcp: started the pinky daemon; its log is", filepath.Join(dirs.Logs(), "daemon.log"))
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket())
+		if err == nil {
+			return conn, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the daemon did not open %s within 15 s; see %s", dirs.MCPSocket(), filepath.Join(dirs.Logs(), "daemon.log"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startDaemon starts `pinky daemon` detached from this process, logging to
+// $PINKY_HOME/logs/daemon.log.
+func startDaemon(dirs home.Dirs) error {
+	if err := dirs.Ensure(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dirs.Logs(), 0o700); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(dirs.Logs(), "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := []string{"daemon"}
+	if os.Getenv("PINKY_SIM") == "1" {
+		args = append(args, "--sim")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the agent host's session
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the daemon: %w", err)
+	}
+	go cmd.Wait() //nolint:errcheck // reaps it if it exits while we run
+	return nil
+}
