@@ -1,0 +1,4 @@
+package history
+
+// NewMediaWriterHook lets the tests slow the writer down.
+var NewMediaWriterHook = newMediaWriter

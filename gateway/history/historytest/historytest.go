@@ -1,0 +1,707 @@
+// Package historytest is the test suite every history.Store passes: call Run
+// from a Go test with a function that returns a new, empty store.
+package historytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pinky-gateway/pinky/gateway/history"
+)
+
+// Run runs the suite. newStore returns a new, empty store for each subtest;
+// Run closes it when the subtest ends.
+func Run(t *testing.T, newStore func(t *testing.T) history.Store) {
+	open := func(t *testing.T) history.Store {
+		t.Helper()
+		s := newStore(t)
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	}
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s history.Store)
+	}{
+		{"Devices", testDevices},
+		{"Agents", testAgents},
+		{"Sessions", testSessions},
+		{"TaskRoundTrip", testTaskRoundTrip},
+		{"EndTask", testEndTask},
+		{"Steps", testSteps},
+		{"StepUniqueness", testStepUniqueness},
+		{"SetStepMedia", testSetStepMedia},
+		{"Media", testMedia},
+		{"NotFound", testNotFound},
+		{"Invalid", testInvalid},
+		{"TasksFilter", testTasksFilter},
+		{"CloseOpen", testCloseOpen},
+		{"Times", testTimes},
+		{"ConcurrentAddStep", testConcurrentAddStep},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })
+	}
+}
+
+// t0 is the fixtures' clock: millisecond precision, UTC, as stores keep it.
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+// Fixtures set every field, so that a column a store forgets fails.
+
+func device(id string) history.Device {
+	return history.Device{
+		ID: id, Driver: "android", Name: "Pixel of " + id, Model: "Pixel 8",
+		Platform: "android", FirstSeen: at(-time.Hour), LastSeen: at(-time.Minute),
+	}
+}
+
+func agent(id string) history.Agent {
+	return history.Agent{
+		ID: id, Name: "claude-code", Version: "2.1." + id,
+		FirstSeen: at(-2 * time.Hour), LastSeen: at(-30 * time.Second),
+	}
+}
+
+func session(id, agentID string) history.Session {
+	return history.Session{ID: id, AgentID: agentID, Transport: "http", StartedAt: at(-10 * time.Minute)}
+}
+
+func task(id, sessionID, agentID, deviceID string, start time.Time) history.Task {
+	return history.Task{
+		ID: id, SessionID: sessionID, AgentID: agentID, DeviceID: deviceID,
+		Text: "order the usual pizza (" + id + ")", Apps: []string{"com.pizza", "com.android.chrome"},
+		StartedAt: start,
+	}
+}
+
+func step(id, taskID string, seq int) history.Step {
+	return history.Step{
+		ID: id, TaskID: taskID, Seq: seq, Tool: "tap",
+		Args:    fmt.Sprintf(`{"ref":%d,"text":"[redacted]"}`, seq),
+		Outcome: "ok", Message: "tapped " + id, Diff: "+ [7] button \"Send\"\n- [3] text \"Draft\"",
+		StartedAt: at(time.Duration(seq) * time.Second), Duration: 1234567 * time.Nanosecond,
+		Before: id + "-b", After: id + "-a",
+	}
+}
+
+func media(id, taskID, stepID string) history.Media {
+	return history.Media{
+		ID: id, TaskID: taskID, StepID: stepID, Kind: "after", Path: taskID + "/" + id + ".jpg",
+		Width: 1080, Height: 2400, Bytes: 123456, CreatedAt: at(5 * time.Second),
+	}
+}
+
+// seed records device d1, agent a1, session s1 and open task k1.
+func seed(t *testing.T, s history.Store) history.Task {
+	t.Helper()
+	ctx := context.Background()
+	must(t, s.UpsertDevice(ctx, device("d1")))
+	must(t, s.UpsertAgent(ctx, agent("a1")))
+	must(t, s.StartSession(ctx, session("s1", "a1")))
+	k := task("k1", "s1", "a1", "d1", at(0))
+	must(t, s.StartTask(ctx, k))
+	return k
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Errorf("%s: got error %v; want %v", what, err, want)
+	}
+}
+
+func testDevices(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	d := device("d1")
+	must(t, s.UpsertDevice(ctx, d))
+	got, err := s.Device(ctx, "d1")
+	must(t, err)
+	if diff := cmp.Diff(d, got); diff != "" {
+		t.Errorf("Device after insert (-want +got):\n%s", diff)
+	}
+
+	// An update overwrites every field but the first sighting.
+	upd := history.Device{ID: "d1", Driver: "sim", Name: "renamed", Model: "Pixel 9",
+		Platform: "ios", FirstSeen: at(time.Hour), LastSeen: at(2 * time.Hour)}
+	must(t, s.UpsertDevice(ctx, upd))
+	want := upd
+	want.FirstSeen = d.FirstSeen
+	got, err = s.Device(ctx, "d1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Device after update (-want +got):\n%s", diff)
+	}
+
+	// A first record without FirstSeen takes LastSeen.
+	must(t, s.UpsertDevice(ctx, history.Device{ID: "d2", Name: "x", LastSeen: at(0)}))
+	got, err = s.Device(ctx, "d2")
+	must(t, err)
+	if !got.FirstSeen.Equal(at(0)) {
+		t.Errorf("FirstSeen: got %v; want %v", got.FirstSeen, at(0))
+	}
+}
+
+func testAgents(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	a := agent("a1")
+	must(t, s.UpsertAgent(ctx, a))
+	got, err := s.Agent(ctx, "a1")
+	must(t, err)
+	if diff := cmp.Diff(a, got); diff != "" {
+		t.Errorf("Agent after insert (-want +got):\n%s", diff)
+	}
+
+	upd := history.Agent{ID: "a1", Name: "codex", Version: "9", FirstSeen: at(time.Hour), LastSeen: at(2 * time.Hour)}
+	must(t, s.UpsertAgent(ctx, upd))
+	want := upd
+	want.FirstSeen = a.FirstSeen
+	got, err = s.Agent(ctx, "a1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Agent after update (-want +got):\n%s", diff)
+	}
+
+	must(t, s.UpsertAgent(ctx, history.Agent{ID: "a2", LastSeen: at(0)}))
+	got, err = s.Agent(ctx, "a2")
+	must(t, err)
+	if !got.FirstSeen.Equal(at(0)) {
+		t.Errorf("FirstSeen: got %v; want %v", got.FirstSeen, at(0))
+	}
+}
+
+func testSessions(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	must(t, s.UpsertAgent(ctx, agent("a1")))
+	ss := session("s1", "a1")
+	ss.EndedAt = at(time.Hour) // ignored by StartSession
+	must(t, s.StartSession(ctx, ss))
+	want := ss
+	want.EndedAt = time.Time{}
+	got, err := s.Session(ctx, "s1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Session after start (-want +got):\n%s", diff)
+	}
+
+	wantErr(t, "StartSession again", s.StartSession(ctx, ss), history.ErrExists)
+	must(t, s.EndSession(ctx, "s1", at(time.Minute)))
+	wantErr(t, "EndSession again", s.EndSession(ctx, "s1", at(time.Hour)), history.ErrEnded)
+	want.EndedAt = at(time.Minute)
+	got, err = s.Session(ctx, "s1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Session after end (-want +got):\n%s", diff)
+	}
+
+	// A session need not name an agent.
+	must(t, s.StartSession(ctx, history.Session{ID: "s2", Transport: "stdio", StartedAt: at(0)}))
+	got, err = s.Session(ctx, "s2")
+	must(t, err)
+	if diff := cmp.Diff(history.Session{ID: "s2", Transport: "stdio", StartedAt: at(0)}, got); diff != "" {
+		t.Errorf("Session without agent (-want +got):\n%s", diff)
+	}
+}
+
+func testTaskRoundTrip(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	k := seed(t, s)
+	dup := k
+	wantErr(t, "StartTask again", s.StartTask(ctx, dup), history.ErrExists)
+
+	// EndedAt and Outcome are ignored by StartTask.
+	k2 := task("k2", "s1", "a1", "d1", at(time.Minute))
+	k2.EndedAt, k2.Outcome = at(time.Hour), "released"
+	must(t, s.StartTask(ctx, k2))
+	k2.EndedAt, k2.Outcome = time.Time{}, ""
+
+	a, d := agent("a1"), device("d1")
+	want := history.TaskSummary{Task: k2, AgentName: a.Name, AgentVersion: a.Version, DeviceName: d.Name}
+	got, steps, err := s.Task(ctx, "k2")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Task after start (-want +got):\n%s", diff)
+	}
+	if len(steps) != 0 {
+		t.Errorf("steps: got %d; want 0", len(steps))
+	}
+
+	must(t, s.AddStep(ctx, step("p1", "k2", 1)))
+	last := step("p2", "k2", 2)
+	last.Outcome = "uncertain"
+	must(t, s.AddStep(ctx, last))
+	must(t, s.EndTask(ctx, "k2", at(2*time.Minute), "released"))
+	want.EndedAt, want.Outcome = at(2*time.Minute), "released"
+	want.Steps, want.LastOutcome = 2, "uncertain"
+	got, _, err = s.Task(ctx, "k2")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Task after end (-want +got):\n%s", diff)
+	}
+	list, err := s.Tasks(ctx, history.TaskFilter{})
+	must(t, err)
+	if len(list) == 0 {
+		t.Fatalf("Tasks: got none; want k2 and k1")
+	}
+	if diff := cmp.Diff(want, list[0]); diff != "" {
+		t.Errorf("Tasks()[0] (-want +got):\n%s", diff)
+	}
+
+	// A task with no apps and no references reads back with nil Apps and
+	// empty names.
+	must(t, s.StartTask(ctx, history.Task{ID: "k3", Text: "bare", Apps: []string{}, StartedAt: at(0)}))
+	got, _, err = s.Task(ctx, "k3")
+	must(t, err)
+	if diff := cmp.Diff(history.TaskSummary{Task: history.Task{ID: "k3", Text: "bare", StartedAt: at(0)}}, got); diff != "" {
+		t.Errorf("bare task (-want +got):\n%s", diff)
+	}
+}
+
+func testEndTask(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	tests := []struct {
+		name    string
+		id      string
+		at      time.Time
+		outcome string
+		want    error
+	}{
+		{"first end", "k1", at(time.Minute), "expired", nil},
+		{"second end", "k1", at(time.Hour), "stopped", history.ErrEnded},
+		{"unknown task", "nope", at(time.Hour), "stopped", history.ErrNotFound},
+		{"empty outcome", "k1", at(time.Hour), "", history.ErrInvalid},
+		{"zero time", "k1", time.Time{}, "stopped", history.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.EndTask(ctx, tt.id, tt.at, tt.outcome)
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Errorf("EndTask: got %v; want %v", err, tt.want)
+			}
+		})
+	}
+	got, _, err := s.Task(ctx, "k1")
+	must(t, err)
+	if !got.EndedAt.Equal(at(time.Minute)) || got.Outcome != "expired" {
+		t.Errorf("after two ends: got %v %q; want %v %q (the first end kept)",
+			got.EndedAt, got.Outcome, at(time.Minute), "expired")
+	}
+}
+
+func testSteps(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	// Added out of order; read back in Seq order.
+	want := []history.Step{step("p1", "k1", 1), step("p2", "k1", 2), step("p3", "k1", 3)}
+	want[1].Before, want[1].After = "", "" // screenshots may be missing
+	want[2].Outcome, want[2].Tool = "device_offline", "swipe"
+	for _, i := range []int{2, 0, 1} {
+		must(t, s.AddStep(ctx, want[i]))
+	}
+	// A step may still arrive after its task ended.
+	must(t, s.EndTask(ctx, "k1", at(time.Hour), "released"))
+	late := step("p4", "k1", 4)
+	must(t, s.AddStep(ctx, late))
+	want = append(want, late)
+
+	sum, got, err := s.Task(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if sum.Steps != 4 || sum.LastOutcome != "ok" {
+		t.Errorf("summary: got %d steps, last %q; want 4, %q", sum.Steps, sum.LastOutcome, "ok")
+	}
+
+	tests := []struct {
+		task string
+		want int
+		err  error
+	}{
+		{"k1", 4, nil},
+		{"", 4, nil},
+		{"nope", 0, history.ErrNotFound},
+	}
+	for _, tt := range tests {
+		n, err := s.CountSteps(ctx, tt.task)
+		if n != tt.want || !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+			t.Errorf("CountSteps(%q): got %d, %v; want %d, %v", tt.task, n, err, tt.want, tt.err)
+		}
+	}
+}
+
+func testStepUniqueness(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	k := seed(t, s)
+	k2 := task("k2", "s1", "a1", "d1", at(time.Second))
+	must(t, s.StartTask(ctx, k2))
+	must(t, s.AddStep(ctx, step("p1", "k1", 1)))
+
+	tests := []struct {
+		name string
+		step history.Step
+		want error
+	}{
+		{"same seq, same task", step("p2", k.ID, 1), history.ErrExists},
+		{"same id", step("p1", k.ID, 2), history.ErrExists},
+		{"same id, other task", step("p1", k2.ID, 5), history.ErrExists},
+		{"same seq, other task", step("p3", k2.ID, 1), nil},
+		{"next seq", step("p4", k.ID, 2), nil},
+		{"unknown task", step("p5", "nope", 1), history.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.AddStep(ctx, tt.step)
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Errorf("AddStep: got %v; want %v", err, tt.want)
+			}
+		})
+	}
+	// The refused steps left nothing behind.
+	_, got, err := s.Task(ctx, k.ID)
+	must(t, err)
+	if diff := cmp.Diff([]history.Step{step("p1", k.ID, 1), step("p4", k.ID, 2)}, got); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+func testSetStepMedia(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	st := step("p1", "k1", 1)
+	st.Before, st.After = "", ""
+	must(t, s.AddStep(ctx, st))
+
+	tests := []struct {
+		name          string
+		before, after string
+		wantB, wantA  string
+	}{
+		{"before only", "mb", "", "mb", ""},
+		{"after only keeps before", "", "ma", "mb", "ma"},
+		{"neither keeps both", "", "", "mb", "ma"},
+		{"both replaced", "mb2", "ma2", "mb2", "ma2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			must(t, s.SetStepMedia(ctx, "p1", tt.before, tt.after))
+			_, steps, err := s.Task(ctx, "k1")
+			must(t, err)
+			want := st
+			want.Before, want.After = tt.wantB, tt.wantA
+			if diff := cmp.Diff([]history.Step{want}, steps); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+		})
+	}
+	wantErr(t, "SetStepMedia unknown step", s.SetStepMedia(ctx, "nope", "x", "y"), history.ErrNotFound)
+}
+
+func testMedia(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	must(t, s.AddStep(ctx, step("p1", "k1", 1)))
+
+	tests := []struct {
+		name string
+		m    history.Media
+		want error
+	}{
+		{"of a step", media("m1", "k1", "p1"), nil},
+		{"of the task", media("m2", "k1", ""), nil},
+		{"same id", media("m1", "k1", "p1"), history.ErrExists},
+		{"unknown task", media("m3", "nope", ""), history.ErrNotFound},
+		{"unknown step", media("m4", "k1", "nope"), history.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.AddMedia(ctx, tt.m)
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("AddMedia: got %v; want %v", err, tt.want)
+			}
+			got, err := s.Media(ctx, tt.m.ID)
+			if tt.want != nil && tt.want != history.ErrExists {
+				wantErr(t, "Media", err, history.ErrNotFound)
+				return
+			}
+			must(t, err)
+			if diff := cmp.Diff(tt.m, got); diff != "" {
+				t.Errorf("Media (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func testNotFound(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"Device", func() error { _, err := s.Device(ctx, "nope"); return err }},
+		{"Agent", func() error { _, err := s.Agent(ctx, "nope"); return err }},
+		{"Session", func() error { _, err := s.Session(ctx, "nope"); return err }},
+		{"Task", func() error { _, _, err := s.Task(ctx, "nope"); return err }},
+		{"Media", func() error { _, err := s.Media(ctx, "nope"); return err }},
+		{"CountSteps", func() error { _, err := s.CountSteps(ctx, "nope"); return err }},
+		{"EndSession", func() error { return s.EndSession(ctx, "nope", at(0)) }},
+		{"EndTask", func() error { return s.EndTask(ctx, "nope", at(0), "stopped") }},
+		{"SetStepMedia", func() error { return s.SetStepMedia(ctx, "nope", "b", "a") }},
+		{"AddStep to unknown task", func() error { return s.AddStep(ctx, step("p9", "nope", 1)) }},
+		{"StartSession of unknown agent", func() error { return s.StartSession(ctx, session("s9", "nope")) }},
+		{"StartTask in unknown session", func() error {
+			return s.StartTask(ctx, task("k9", "nope", "a1", "d1", at(0)))
+		}},
+		{"StartTask of unknown agent", func() error {
+			return s.StartTask(ctx, task("k9", "s1", "nope", "d1", at(0)))
+		}},
+		{"StartTask on unknown device", func() error {
+			return s.StartTask(ctx, task("k9", "s1", "a1", "nope", at(0)))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantErr(t, tt.name, tt.call(), history.ErrNotFound)
+		})
+	}
+	if _, _, err := s.Task(ctx, "k9"); !errors.Is(err, history.ErrNotFound) {
+		t.Errorf("a refused task was recorded: got %v; want ErrNotFound", err)
+	}
+}
+
+func testInvalid(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"UpsertDevice", func() error { return s.UpsertDevice(ctx, history.Device{Name: "x"}) }},
+		{"UpsertAgent", func() error { return s.UpsertAgent(ctx, history.Agent{Name: "x"}) }},
+		{"StartSession", func() error { return s.StartSession(ctx, history.Session{}) }},
+		{"StartTask", func() error { return s.StartTask(ctx, history.Task{Text: "x"}) }},
+		{"AddStep without id", func() error { return s.AddStep(ctx, history.Step{TaskID: "k1", Seq: 1}) }},
+		{"AddStep without task", func() error { return s.AddStep(ctx, history.Step{ID: "p1", Seq: 1}) }},
+		{"AddMedia without id", func() error { return s.AddMedia(ctx, history.Media{TaskID: "k1"}) }},
+		{"AddMedia without task", func() error { return s.AddMedia(ctx, history.Media{ID: "m1"}) }},
+		{"EndSession at zero", func() error { return s.EndSession(ctx, "s1", time.Time{}) }},
+		{"CloseOpen at zero", func() error { _, err := s.CloseOpen(ctx, time.Time{}, "x"); return err }},
+		{"CloseOpen without outcome", func() error { _, err := s.CloseOpen(ctx, at(0), ""); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantErr(t, tt.name, tt.call(), history.ErrInvalid)
+		})
+	}
+}
+
+func testTasksFilter(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	for _, d := range []string{"d1", "d2"} {
+		must(t, s.UpsertDevice(ctx, device(d)))
+	}
+	for _, a := range []string{"a1", "a2"} {
+		must(t, s.UpsertAgent(ctx, agent(a)))
+	}
+	must(t, s.StartSession(ctx, session("s1", "a1")))
+	must(t, s.StartSession(ctx, session("s2", "a2")))
+	// Started out of order. t3b and t3 start in the same millisecond: ties
+	// are listed by ID, descending, whatever order they were recorded in.
+	for _, k := range []history.Task{
+		task("t3b", "s2", "a2", "d1", at(3*time.Minute)),
+		task("t3", "s1", "a1", "d2", at(3*time.Minute)),
+		task("t1", "s1", "a1", "d1", at(1*time.Minute)),
+		task("t5", "s2", "a2", "d1", at(5*time.Minute)),
+		task("t2", "s2", "a2", "d2", at(2*time.Minute)),
+		task("t4", "s1", "a1", "d1", at(4*time.Minute)),
+	} {
+		must(t, s.StartTask(ctx, k))
+	}
+	tests := []struct {
+		name string
+		f    history.TaskFilter
+		want []string
+	}{
+		{"all, newest first", history.TaskFilter{}, []string{"t5", "t4", "t3b", "t3", "t2", "t1"}},
+		{"device", history.TaskFilter{Device: "d1"}, []string{"t5", "t4", "t3b", "t1"}},
+		{"agent", history.TaskFilter{Agent: "a2"}, []string{"t5", "t3b", "t2"}},
+		{"device and agent", history.TaskFilter{Device: "d2", Agent: "a1"}, []string{"t3"}},
+		{"limit", history.TaskFilter{Limit: 2}, []string{"t5", "t4"}},
+		{"before", history.TaskFilter{Before: at(4 * time.Minute)}, []string{"t3b", "t3", "t2", "t1"}},
+		{"before and limit", history.TaskFilter{Before: at(3 * time.Minute), Limit: 1}, []string{"t2"}},
+		{"before and device", history.TaskFilter{Before: at(5 * time.Minute), Device: "d1"}, []string{"t4", "t3b", "t1"}},
+		{"unknown device", history.TaskFilter{Device: "nope"}, nil},
+		{"before everything", history.TaskFilter{Before: at(0)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list, err := s.Tasks(ctx, tt.f)
+			must(t, err)
+			var got []string
+			for _, ts := range list {
+				got = append(got, ts.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Tasks(%+v) ids (-want +got):\n%s", tt.f, diff)
+			}
+		})
+	}
+
+	// The default limit.
+	for i := range history.DefaultTaskLimit + 5 {
+		must(t, s.StartTask(ctx, history.Task{ID: fmt.Sprintf("bulk%03d", i), StartedAt: at(time.Hour)}))
+	}
+	list, err := s.Tasks(ctx, history.TaskFilter{})
+	must(t, err)
+	if len(list) != history.DefaultTaskLimit {
+		t.Errorf("Tasks without limit: got %d; want %d", len(list), history.DefaultTaskLimit)
+	}
+}
+
+func testCloseOpen(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s) // k1, open, started at(0)
+	must(t, s.StartSession(ctx, session("s2", "a1")))
+	must(t, s.EndSession(ctx, "s2", at(time.Minute)))
+	k2 := task("k2", "s1", "a1", "d1", at(-time.Minute))
+	k3 := task("k3", "s1", "a1", "d1", at(time.Minute))
+	must(t, s.StartTask(ctx, k2))
+	must(t, s.StartTask(ctx, k3))
+	must(t, s.EndTask(ctx, "k3", at(2*time.Minute), "released"))
+
+	open, err := s.OpenTasks(ctx)
+	must(t, err)
+	if diff := cmp.Diff([]history.Task{k2, task("k1", "s1", "a1", "d1", at(0))}, open); diff != "" {
+		t.Errorf("OpenTasks, oldest first (-want +got):\n%s", diff)
+	}
+
+	n, err := s.CloseOpen(ctx, at(time.Hour), "daemon_restarted")
+	must(t, err)
+	if n != 2 {
+		t.Errorf("CloseOpen: got %d; want 2", n)
+	}
+	open, err = s.OpenTasks(ctx)
+	must(t, err)
+	if len(open) != 0 {
+		t.Errorf("OpenTasks after CloseOpen: got %d; want 0", len(open))
+	}
+	for _, tt := range []struct {
+		id      string
+		ended   time.Time
+		outcome string
+	}{
+		{"k1", at(time.Hour), "daemon_restarted"},
+		{"k2", at(time.Hour), "daemon_restarted"},
+		{"k3", at(2 * time.Minute), "released"},
+	} {
+		got, _, err := s.Task(ctx, tt.id)
+		must(t, err)
+		if !got.EndedAt.Equal(tt.ended) || got.Outcome != tt.outcome {
+			t.Errorf("task %s: got %v %q; want %v %q", tt.id, got.EndedAt, got.Outcome, tt.ended, tt.outcome)
+		}
+	}
+	for _, tt := range []struct {
+		id    string
+		ended time.Time
+	}{
+		{"s1", at(time.Hour)},
+		{"s2", at(time.Minute)},
+	} {
+		got, err := s.Session(ctx, tt.id)
+		must(t, err)
+		if !got.EndedAt.Equal(tt.ended) {
+			t.Errorf("session %s: got ended %v; want %v", tt.id, got.EndedAt, tt.ended)
+		}
+	}
+	n, err = s.CloseOpen(ctx, at(2*time.Hour), "daemon_restarted")
+	if err != nil || n != 0 {
+		t.Errorf("CloseOpen again: got %d, %v; want 0, nil", n, err)
+	}
+}
+
+func testTimes(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	// Nanoseconds and a zone go in; UTC milliseconds come out.
+	zone := time.FixedZone("CET", 3600)
+	in := time.Date(2026, 3, 14, 10, 0, 0, 123_456_789, zone)
+	want := time.Date(2026, 3, 14, 9, 0, 0, 123_000_000, time.UTC)
+	st := step("p1", "k1", 1)
+	st.StartedAt = in
+	must(t, s.AddStep(ctx, st))
+	_, steps, err := s.Task(ctx, "k1")
+	must(t, err)
+	if len(steps) != 1 {
+		t.Fatalf("steps: got %d; want 1", len(steps))
+	}
+	got := steps[0].StartedAt
+	if !got.Equal(want) || got.Location() != time.UTC {
+		t.Errorf("StartedAt: got %v; want %v", got, want)
+	}
+	if steps[0].Duration != st.Duration {
+		t.Errorf("Duration: got %v; want %v (kept to the nanosecond)", steps[0].Duration, st.Duration)
+	}
+}
+
+func testConcurrentAddStep(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	const agents, steps = 10, 100
+	for i := range agents {
+		must(t, s.StartTask(ctx, task(fmt.Sprintf("c%d", i), "s1", "a1", "d1", at(time.Duration(i)*time.Second))))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, agents*steps+agents)
+	for i := range agents {
+		wg.Go(func() {
+			taskID := fmt.Sprintf("c%d", i)
+			for n := 1; n <= steps; n++ {
+				if err := s.AddStep(ctx, step(fmt.Sprintf("%s-%d", taskID, n), taskID, n)); err != nil {
+					errs <- err
+				}
+				if n%25 == 0 { // readers alongside the writers
+					if _, err := s.Tasks(ctx, history.TaskFilter{Device: "d1"}); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	n, err := s.CountSteps(ctx, "")
+	must(t, err)
+	if n != agents*steps {
+		t.Errorf("CountSteps: got %d; want %d", n, agents*steps)
+	}
+	for i := range agents {
+		n, err := s.CountSteps(ctx, fmt.Sprintf("c%d", i))
+		must(t, err)
+		if n != steps {
+			t.Errorf("CountSteps(c%d): got %d; want %d", i, n, steps)
+		}
+	}
+}

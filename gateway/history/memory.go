@@ -1,0 +1,408 @@
+package history
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Memory is a Store kept in memory, for tests. It behaves as SQLite does,
+// down to the millisecond precision of times and the errors it returns.
+type Memory struct {
+	mu       sync.Mutex
+	devices  map[string]Device
+	agents   map[string]Agent
+	sessions map[string]Session
+	tasks    map[string]*memTask
+	steps    map[string]*Step
+	media    map[string]Media
+}
+
+type memTask struct {
+	Task
+	steps map[int]*Step // by Seq
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory Store.
+func NewMemory() *Memory {
+	return &Memory{
+		devices:  make(map[string]Device),
+		agents:   make(map[string]Agent),
+		sessions: make(map[string]Session),
+		tasks:    make(map[string]*memTask),
+		steps:    make(map[string]*Step),
+		media:    make(map[string]Media),
+	}
+}
+
+// Close implements Store; it keeps the data.
+func (m *Memory) Close() error { return nil }
+
+// UpsertDevice implements Store.
+func (m *Memory) UpsertDevice(_ context.Context, d Device) error {
+	if err := checkID("device", d.ID); err != nil {
+		return err
+	}
+	d.FirstSeen, d.LastSeen = ms(d.FirstSeen), ms(d.LastSeen)
+	if d.FirstSeen.IsZero() {
+		d.FirstSeen = d.LastSeen
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.devices[d.ID]; ok && !old.FirstSeen.IsZero() {
+		d.FirstSeen = old.FirstSeen
+	}
+	m.devices[d.ID] = d
+	return nil
+}
+
+// Device implements Store.
+func (m *Memory) Device(_ context.Context, id string) (Device, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.devices[id]
+	if !ok {
+		return Device{}, fmt.Errorf("device %q: %w", id, ErrNotFound)
+	}
+	return d, nil
+}
+
+// UpsertAgent implements Store.
+func (m *Memory) UpsertAgent(_ context.Context, a Agent) error {
+	if err := checkID("agent", a.ID); err != nil {
+		return err
+	}
+	a.FirstSeen, a.LastSeen = ms(a.FirstSeen), ms(a.LastSeen)
+	if a.FirstSeen.IsZero() {
+		a.FirstSeen = a.LastSeen
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.agents[a.ID]; ok && !old.FirstSeen.IsZero() {
+		a.FirstSeen = old.FirstSeen
+	}
+	m.agents[a.ID] = a
+	return nil
+}
+
+// Agent implements Store.
+func (m *Memory) Agent(_ context.Context, id string) (Agent, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.agents[id]
+	if !ok {
+		return Agent{}, fmt.Errorf("agent %q: %w", id, ErrNotFound)
+	}
+	return a, nil
+}
+
+// StartSession implements Store.
+func (m *Memory) StartSession(_ context.Context, s Session) error {
+	if err := checkID("session", s.ID); err != nil {
+		return err
+	}
+	s.StartedAt, s.EndedAt = ms(s.StartedAt), time.Time{}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[s.ID]; ok {
+		return fmt.Errorf("session %q: %w", s.ID, ErrExists)
+	}
+	if err := m.refs("session", s.ID, "", s.AgentID, ""); err != nil {
+		return err
+	}
+	m.sessions[s.ID] = s
+	return nil
+}
+
+// refs checks that the non-empty references exist.
+func (m *Memory) refs(what, id, session, agent, device string) error {
+	if _, ok := m.sessions[session]; session != "" && !ok {
+		return fmt.Errorf("%s %q: session %q: %w", what, id, session, ErrNotFound)
+	}
+	if _, ok := m.agents[agent]; agent != "" && !ok {
+		return fmt.Errorf("%s %q: agent %q: %w", what, id, agent, ErrNotFound)
+	}
+	if _, ok := m.devices[device]; device != "" && !ok {
+		return fmt.Errorf("%s %q: device %q: %w", what, id, device, ErrNotFound)
+	}
+	return nil
+}
+
+// EndSession implements Store.
+func (m *Memory) EndSession(_ context.Context, id string, at time.Time) error {
+	if err := checkAt("session", id, at); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	switch {
+	case !ok:
+		return fmt.Errorf("session %q: %w", id, ErrNotFound)
+	case !s.EndedAt.IsZero():
+		return fmt.Errorf("session %q: %w", id, ErrEnded)
+	}
+	s.EndedAt = ms(at)
+	m.sessions[id] = s
+	return nil
+}
+
+// Session implements Store.
+func (m *Memory) Session(_ context.Context, id string) (Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	return s, nil
+}
+
+// StartTask implements Store.
+func (m *Memory) StartTask(_ context.Context, t Task) error {
+	if err := checkID("task", t.ID); err != nil {
+		return err
+	}
+	t.Apps = cloneApps(t.Apps)
+	t.StartedAt, t.EndedAt, t.Outcome = ms(t.StartedAt), time.Time{}, ""
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[t.ID]; ok {
+		return fmt.Errorf("task %q: %w", t.ID, ErrExists)
+	}
+	if err := m.refs("task", t.ID, t.SessionID, t.AgentID, t.DeviceID); err != nil {
+		return err
+	}
+	m.tasks[t.ID] = &memTask{Task: t, steps: make(map[int]*Step)}
+	return nil
+}
+
+// EndTask implements Store.
+func (m *Memory) EndTask(_ context.Context, id string, at time.Time, outcome string) error {
+	if err := checkAt("task", id, at); err != nil {
+		return err
+	}
+	if err := checkOutcome("task", id, outcome); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	switch {
+	case !ok:
+		return fmt.Errorf("task %q: %w", id, ErrNotFound)
+	case !t.EndedAt.IsZero():
+		return fmt.Errorf("task %q: %w", id, ErrEnded)
+	}
+	t.EndedAt, t.Outcome = ms(at), outcome
+	return nil
+}
+
+// Tasks implements Store.
+func (m *Memory) Tasks(_ context.Context, f TaskFilter) ([]TaskSummary, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []TaskSummary
+	for _, t := range m.tasks {
+		if f.Device != "" && t.DeviceID != f.Device ||
+			f.Agent != "" && t.AgentID != f.Agent ||
+			!f.Before.IsZero() && (t.StartedAt.IsZero() || t.StartedAt.UnixMilli() >= f.Before.UnixMilli()) {
+			continue
+		}
+		out = append(out, m.summary(t))
+	}
+	// Newest first, as SQLite orders them: a zero start (NULL) is the oldest.
+	slices.SortFunc(out, func(a, b TaskSummary) int {
+		return cmp.Or(cmp.Compare(startKey(b.Task), startKey(a.Task)), cmp.Compare(b.ID, a.ID))
+	})
+	if len(out) > f.limit() {
+		out = out[:f.limit()]
+	}
+	return out, nil
+}
+
+// startKey orders tasks by start as SQLite does, a zero start (NULL) first.
+func startKey(t Task) int64 {
+	if t.StartedAt.IsZero() {
+		return math.MinInt64
+	}
+	return t.StartedAt.UnixMilli()
+}
+
+func (m *Memory) summary(t *memTask) TaskSummary {
+	ts := TaskSummary{Task: t.Task, Steps: len(t.steps)}
+	ts.Apps = cloneApps(t.Apps)
+	if a, ok := m.agents[t.AgentID]; ok {
+		ts.AgentName, ts.AgentVersion = a.Name, a.Version
+	}
+	if d, ok := m.devices[t.DeviceID]; ok {
+		ts.DeviceName = d.Name
+	}
+	last := -1
+	for seq, st := range t.steps {
+		if last == -1 || seq > last {
+			last, ts.LastOutcome = seq, st.Outcome
+		}
+	}
+	return ts
+}
+
+// Task implements Store.
+func (m *Memory) Task(_ context.Context, id string) (TaskSummary, []Step, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.tasks[id]
+	if !ok {
+		return TaskSummary{}, nil, fmt.Errorf("task %q: %w", id, ErrNotFound)
+	}
+	var steps []Step
+	for _, st := range t.steps {
+		steps = append(steps, *st)
+	}
+	slices.SortFunc(steps, func(a, b Step) int { return cmp.Compare(a.Seq, b.Seq) })
+	return m.summary(t), steps, nil
+}
+
+// OpenTasks implements Store.
+func (m *Memory) OpenTasks(_ context.Context) ([]Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Task
+	for _, t := range m.tasks {
+		if t.EndedAt.IsZero() {
+			tt := t.Task
+			tt.Apps = cloneApps(tt.Apps)
+			out = append(out, tt)
+		}
+	}
+	slices.SortFunc(out, func(a, b Task) int {
+		return cmp.Or(cmp.Compare(startKey(a), startKey(b)), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// CloseOpen implements Store.
+func (m *Memory) CloseOpen(_ context.Context, at time.Time, outcome string) (int, error) {
+	if err := checkAt("open tasks", "*", at); err != nil {
+		return 0, err
+	}
+	if err := checkOutcome("open tasks", "*", outcome); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, t := range m.tasks {
+		if t.EndedAt.IsZero() {
+			t.EndedAt, t.Outcome = ms(at), outcome
+			n++
+		}
+	}
+	for id, s := range m.sessions {
+		if s.EndedAt.IsZero() {
+			s.EndedAt = ms(at)
+			m.sessions[id] = s
+		}
+	}
+	return n, nil
+}
+
+// AddStep implements Store.
+func (m *Memory) AddStep(_ context.Context, st Step) error {
+	if err := checkStep(st); err != nil {
+		return err
+	}
+	st.StartedAt = ms(st.StartedAt)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.steps[st.ID]; ok {
+		return fmt.Errorf("step %q: %w", st.ID, ErrExists)
+	}
+	t, ok := m.tasks[st.TaskID]
+	if !ok {
+		return fmt.Errorf("step %q: task %q: %w", st.ID, st.TaskID, ErrNotFound)
+	}
+	if _, ok := t.steps[st.Seq]; ok {
+		return fmt.Errorf("step %q: task %q, seq %d: %w", st.ID, st.TaskID, st.Seq, ErrExists)
+	}
+	p := &st
+	m.steps[st.ID] = p
+	t.steps[st.Seq] = p
+	return nil
+}
+
+// SetStepMedia implements Store.
+func (m *Memory) SetStepMedia(_ context.Context, stepID, before, after string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, ok := m.steps[stepID]
+	if !ok {
+		return fmt.Errorf("step %q: %w", stepID, ErrNotFound)
+	}
+	if before != "" {
+		st.Before = before
+	}
+	if after != "" {
+		st.After = after
+	}
+	return nil
+}
+
+// CountSteps implements Store.
+func (m *Memory) CountSteps(_ context.Context, taskID string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if taskID == "" {
+		return len(m.steps), nil
+	}
+	t, ok := m.tasks[taskID]
+	if !ok {
+		return 0, fmt.Errorf("task %q: %w", taskID, ErrNotFound)
+	}
+	return len(t.steps), nil
+}
+
+// AddMedia implements Store.
+func (m *Memory) AddMedia(_ context.Context, md Media) error {
+	if err := checkMedia(md); err != nil {
+		return err
+	}
+	md.CreatedAt = ms(md.CreatedAt)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.media[md.ID]; ok {
+		return fmt.Errorf("media %q: %w", md.ID, ErrExists)
+	}
+	if _, ok := m.tasks[md.TaskID]; !ok {
+		return fmt.Errorf("media %q: task %q: %w", md.ID, md.TaskID, ErrNotFound)
+	}
+	if _, ok := m.steps[md.StepID]; md.StepID != "" && !ok {
+		return fmt.Errorf("media %q: step %q: %w", md.ID, md.StepID, ErrNotFound)
+	}
+	m.media[md.ID] = md
+	return nil
+}
+
+// Media implements Store.
+func (m *Memory) Media(_ context.Context, id string) (Media, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	md, ok := m.media[id]
+	if !ok {
+		return Media{}, fmt.Errorf("media %q: %w", id, ErrNotFound)
+	}
+	return md, nil
+}
+
+func cloneApps(apps []string) []string {
+	if len(apps) == 0 {
+		return nil
+	}
+	return slices.Clone(apps)
+}

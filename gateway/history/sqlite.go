@@ -1,0 +1,581 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// SQLite is the Store kept in a SQLite database file.
+//
+// Writes go through a single connection, one after another, which is how
+// SQLite works anyway: queuing in database/sql instead of retrying on
+// SQLITE_BUSY keeps many agents' steps flowing without errors. Reads use a
+// pool of their own; in WAL mode they never wait for the writer.
+type SQLite struct {
+	path string
+	w    *sql.DB // one connection: every write, in order
+	r    *sql.DB // read-only connections
+}
+
+var _ Store = (*SQLite)(nil)
+
+const (
+	busyTimeout = 5 * time.Second // another process (a second reader) holding a lock
+	readConns   = 4
+	stmtCache   = 32 // prepared statements kept per connection
+)
+
+// Open opens the history database at path, creating it (mode 0600, in a
+// folder of mode 0700) if needed, and brings its schema up to date. It fails
+// with ErrSchemaTooNew for a database written by a newer Pinky.
+func Open(path string) (*SQLite, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	// SQLite would create the file with the umask's permissions; create it
+	// first so that the history is the person's alone. The -wal and -shm
+	// files take the database file's permissions.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	f.Close()
+
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	// A file: URI so that any character in the path is escaped; the
+	// underscore parameters are the driver's and set per connection.
+	uri := "file:" + (&url.URL{Path: abs}).EscapedPath()
+	w, err := sql.Open("sqlite3", fmt.Sprintf("%s?_journal_mode=WAL&_synchronous=NORMAL"+
+		"&_foreign_keys=on&_busy_timeout=%d&_txlock=immediate&_stmt_cache_size=%d",
+		uri, busyTimeout.Milliseconds(), stmtCache))
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s := &SQLite{path: abs, w: w}
+
+	ctx := context.Background()
+	before, err := userVersion(ctx, w)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	if err := migrate(ctx, w, ms); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	if before < len(ms) {
+		slog.Info("history: schema migrated", "path", abs, "from", before, "to", len(ms))
+	}
+
+	// The readers are opened after the writer has put the file in WAL mode,
+	// which lasts; query_only makes a stray write through them fail.
+	r, err := sql.Open("sqlite3", fmt.Sprintf("%s?_foreign_keys=on&_busy_timeout=%d"+
+		"&_query_only=on&_stmt_cache_size=%d", uri, busyTimeout.Milliseconds(), stmtCache))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("history %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readConns)
+	r.SetMaxIdleConns(readConns)
+	s.r = r
+	return s, nil
+}
+
+func userVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Path is the database file's absolute path.
+func (s *SQLite) Path() string { return s.path }
+
+// Close closes the database.
+func (s *SQLite) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// UpsertDevice implements Store.
+func (s *SQLite) UpsertDevice(ctx context.Context, d Device) error {
+	if err := checkID("device", d.ID); err != nil {
+		return err
+	}
+	if d.FirstSeen.IsZero() {
+		d.FirstSeen = d.LastSeen
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO devices (id, driver, name, model, platform, first_seen, last_seen)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			driver = excluded.driver, name = excluded.name, model = excluded.model,
+			platform = excluded.platform,
+			first_seen = coalesce(first_seen, excluded.first_seen),
+			last_seen = excluded.last_seen`,
+		d.ID, d.Driver, d.Name, d.Model, d.Platform, millis(d.FirstSeen), millis(d.LastSeen))
+	return sqlErr(err, "device %q", d.ID)
+}
+
+// Device implements Store.
+func (s *SQLite) Device(ctx context.Context, id string) (Device, error) {
+	d := Device{ID: id}
+	var first, last sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `
+		SELECT driver, name, model, platform, first_seen, last_seen
+		FROM devices WHERE id = ?`, id).
+		Scan(&d.Driver, &d.Name, &d.Model, &d.Platform, &first, &last)
+	if err != nil {
+		return Device{}, sqlErr(err, "device %q", id)
+	}
+	d.FirstSeen, d.LastSeen = fromMillis(first), fromMillis(last)
+	return d, nil
+}
+
+// UpsertAgent implements Store.
+func (s *SQLite) UpsertAgent(ctx context.Context, a Agent) error {
+	if err := checkID("agent", a.ID); err != nil {
+		return err
+	}
+	if a.FirstSeen.IsZero() {
+		a.FirstSeen = a.LastSeen
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO agents (id, name, version, first_seen, last_seen)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			name = excluded.name, version = excluded.version,
+			first_seen = coalesce(first_seen, excluded.first_seen),
+			last_seen = excluded.last_seen`,
+		a.ID, a.Name, a.Version, millis(a.FirstSeen), millis(a.LastSeen))
+	return sqlErr(err, "agent %q", a.ID)
+}
+
+// Agent implements Store.
+func (s *SQLite) Agent(ctx context.Context, id string) (Agent, error) {
+	a := Agent{ID: id}
+	var first, last sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `
+		SELECT name, version, first_seen, last_seen FROM agents WHERE id = ?`, id).
+		Scan(&a.Name, &a.Version, &first, &last)
+	if err != nil {
+		return Agent{}, sqlErr(err, "agent %q", id)
+	}
+	a.FirstSeen, a.LastSeen = fromMillis(first), fromMillis(last)
+	return a, nil
+}
+
+// StartSession implements Store.
+func (s *SQLite) StartSession(ctx context.Context, ss Session) error {
+	if err := checkID("session", ss.ID); err != nil {
+		return err
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO sessions (id, agent_id, transport, started_at) VALUES (?, ?, ?, ?)`,
+		ss.ID, null(ss.AgentID), ss.Transport, millis(ss.StartedAt))
+	return sqlErr(err, "session %q", ss.ID)
+}
+
+// EndSession implements Store.
+func (s *SQLite) EndSession(ctx context.Context, id string, at time.Time) error {
+	if err := checkAt("session", id, at); err != nil {
+		return err
+	}
+	return s.end(ctx, "session", `
+		UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL`,
+		`SELECT 1 FROM sessions WHERE id = ?`, id, millis(at), id)
+}
+
+// end runs an UPDATE that ends an open record and, when it changed nothing,
+// tells an unknown id from an ended one.
+func (s *SQLite) end(ctx context.Context, what, update, exists, id string, args ...any) error {
+	res, err := s.w.ExecContext(ctx, update, args...)
+	if err != nil {
+		return sqlErr(err, what+" %q", id)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var one int
+	if err := s.w.QueryRowContext(ctx, exists, id).Scan(&one); err != nil {
+		return sqlErr(err, what+" %q", id)
+	}
+	return fmt.Errorf("%s %q: %w", what, id, ErrEnded)
+}
+
+// Session implements Store.
+func (s *SQLite) Session(ctx context.Context, id string) (Session, error) {
+	ss := Session{ID: id}
+	var agent sql.NullString
+	var started, ended sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `
+		SELECT agent_id, transport, started_at, ended_at FROM sessions WHERE id = ?`, id).
+		Scan(&agent, &ss.Transport, &started, &ended)
+	if err != nil {
+		return Session{}, sqlErr(err, "session %q", id)
+	}
+	ss.AgentID = agent.String
+	ss.StartedAt, ss.EndedAt = fromMillis(started), fromMillis(ended)
+	return ss, nil
+}
+
+// StartTask implements Store.
+func (s *SQLite) StartTask(ctx context.Context, t Task) error {
+	if err := checkID("task", t.ID); err != nil {
+		return err
+	}
+	apps, err := appsJSON(t.Apps)
+	if err != nil {
+		return fmt.Errorf("task %q: %w", t.ID, err)
+	}
+	_, err = s.w.ExecContext(ctx, `
+		INSERT INTO tasks (id, session_id, agent_id, device_id, text, apps, started_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, null(t.SessionID), null(t.AgentID), null(t.DeviceID), t.Text, apps,
+		millis(t.StartedAt))
+	return sqlErr(err, "task %q", t.ID)
+}
+
+// EndTask implements Store.
+func (s *SQLite) EndTask(ctx context.Context, id string, at time.Time, outcome string) error {
+	if err := checkAt("task", id, at); err != nil {
+		return err
+	}
+	if err := checkOutcome("task", id, outcome); err != nil {
+		return err
+	}
+	return s.end(ctx, "task", `
+		UPDATE tasks SET ended_at = ?, outcome = ? WHERE id = ? AND ended_at IS NULL`,
+		`SELECT 1 FROM tasks WHERE id = ?`, id, millis(at), outcome, id)
+}
+
+// summarySQL selects what scanSummary reads; the caller adds WHERE, ORDER
+// and LIMIT.
+const summarySQL = `
+	SELECT t.id, t.session_id, t.agent_id, t.device_id, t.text, t.apps,
+		t.started_at, t.ended_at, t.outcome,
+		coalesce(a.name, ''), coalesce(a.version, ''), coalesce(d.name, ''),
+		(SELECT count(*) FROM steps WHERE task_id = t.id),
+		coalesce((SELECT outcome FROM steps WHERE task_id = t.id ORDER BY seq DESC LIMIT 1), '')
+	FROM tasks t
+	LEFT JOIN agents a ON a.id = t.agent_id
+	LEFT JOIN devices d ON d.id = t.device_id`
+
+const taskSQL = `
+	SELECT id, session_id, agent_id, device_id, text, apps, started_at, ended_at, outcome
+	FROM tasks`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTask(sc scanner, extra ...any) (Task, error) {
+	var t Task
+	var session, agent, device sql.NullString
+	var apps string
+	var started, ended sql.NullInt64
+	dest := append([]any{&t.ID, &session, &agent, &device, &t.Text, &apps,
+		&started, &ended, &t.Outcome}, extra...)
+	if err := sc.Scan(dest...); err != nil {
+		return Task{}, err
+	}
+	t.SessionID, t.AgentID, t.DeviceID = session.String, agent.String, device.String
+	t.StartedAt, t.EndedAt = fromMillis(started), fromMillis(ended)
+	if err := json.Unmarshal([]byte(apps), &t.Apps); err != nil {
+		return Task{}, fmt.Errorf("task %q: apps: %w", t.ID, err)
+	}
+	if len(t.Apps) == 0 {
+		t.Apps = nil
+	}
+	return t, nil
+}
+
+func scanSummary(sc scanner) (TaskSummary, error) {
+	var ts TaskSummary
+	t, err := scanTask(sc, &ts.AgentName, &ts.AgentVersion, &ts.DeviceName, &ts.Steps, &ts.LastOutcome)
+	ts.Task = t
+	return ts, err
+}
+
+// Tasks implements Store.
+func (s *SQLite) Tasks(ctx context.Context, f TaskFilter) ([]TaskSummary, error) {
+	var before any
+	if !f.Before.IsZero() {
+		before = f.Before.UnixMilli()
+	}
+	rows, err := s.r.QueryContext(ctx, summarySQL+`
+		WHERE (?1 = '' OR t.device_id = ?1)
+		AND (?2 = '' OR t.agent_id = ?2)
+		AND (?3 IS NULL OR t.started_at < ?3)
+		ORDER BY t.started_at DESC, t.id DESC
+		LIMIT ?4`, f.Device, f.Agent, before, f.limit())
+	if err != nil {
+		return nil, sqlErr(err, "tasks")
+	}
+	defer rows.Close()
+	var out []TaskSummary
+	for rows.Next() {
+		ts, err := scanSummary(rows)
+		if err != nil {
+			return nil, sqlErr(err, "tasks")
+		}
+		out = append(out, ts)
+	}
+	return out, sqlErr(rows.Err(), "tasks")
+}
+
+// Task implements Store.
+func (s *SQLite) Task(ctx context.Context, id string) (TaskSummary, []Step, error) {
+	// One read transaction, so that the summary's step count and the steps
+	// come from the same snapshot.
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return TaskSummary{}, nil, sqlErr(err, "task %q", id)
+	}
+	defer tx.Rollback()
+	ts, err := scanSummary(tx.QueryRowContext(ctx, summarySQL+` WHERE t.id = ?`, id))
+	if err != nil {
+		return TaskSummary{}, nil, sqlErr(err, "task %q", id)
+	}
+	rows, err := tx.QueryContext(ctx, stepSQL+` WHERE task_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return TaskSummary{}, nil, sqlErr(err, "task %q: steps", id)
+	}
+	defer rows.Close()
+	var steps []Step
+	for rows.Next() {
+		st, err := scanStep(rows)
+		if err != nil {
+			return TaskSummary{}, nil, sqlErr(err, "task %q: steps", id)
+		}
+		steps = append(steps, st)
+	}
+	if err := rows.Err(); err != nil {
+		return TaskSummary{}, nil, sqlErr(err, "task %q: steps", id)
+	}
+	return ts, steps, nil
+}
+
+// OpenTasks implements Store.
+func (s *SQLite) OpenTasks(ctx context.Context) ([]Task, error) {
+	rows, err := s.r.QueryContext(ctx, taskSQL+` WHERE ended_at IS NULL ORDER BY started_at, id`)
+	if err != nil {
+		return nil, sqlErr(err, "open tasks")
+	}
+	defer rows.Close()
+	var out []Task
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, sqlErr(err, "open tasks")
+		}
+		out = append(out, t)
+	}
+	return out, sqlErr(rows.Err(), "open tasks")
+}
+
+// CloseOpen implements Store.
+func (s *SQLite) CloseOpen(ctx context.Context, at time.Time, outcome string) (int, error) {
+	if err := checkAt("open tasks", "*", at); err != nil {
+		return 0, err
+	}
+	if err := checkOutcome("open tasks", "*", outcome); err != nil {
+		return 0, err
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, sqlErr(err, "close open")
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx,
+		`UPDATE tasks SET ended_at = ?, outcome = ? WHERE ended_at IS NULL`, millis(at), outcome)
+	if err != nil {
+		return 0, sqlErr(err, "close open tasks")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, sqlErr(err, "close open tasks")
+	}
+	if _, err := tx.ExecContext(ctx,
+		`UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL`, millis(at)); err != nil {
+		return 0, sqlErr(err, "close open sessions")
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, sqlErr(err, "close open")
+	}
+	return int(n), nil
+}
+
+const stepSQL = `
+	SELECT id, task_id, seq, tool, args, outcome, message, diff, started_at, duration_ns,
+		before_media, after_media
+	FROM steps`
+
+func scanStep(sc scanner) (Step, error) {
+	var st Step
+	var started sql.NullInt64
+	var dur int64
+	err := sc.Scan(&st.ID, &st.TaskID, &st.Seq, &st.Tool, &st.Args, &st.Outcome, &st.Message,
+		&st.Diff, &started, &dur, &st.Before, &st.After)
+	st.StartedAt, st.Duration = fromMillis(started), time.Duration(dur)
+	return st, err
+}
+
+// AddStep implements Store.
+func (s *SQLite) AddStep(ctx context.Context, st Step) error {
+	if err := checkStep(st); err != nil {
+		return err
+	}
+	// One statement is one transaction: when ExecContext returns, the step
+	// is in the WAL and survives the process.
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO steps (id, task_id, seq, tool, args, outcome, message, diff,
+			started_at, duration_ns, before_media, after_media)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		st.ID, st.TaskID, st.Seq, st.Tool, st.Args, st.Outcome, st.Message, st.Diff,
+		millis(st.StartedAt), int64(st.Duration), st.Before, st.After)
+	if err != nil {
+		return sqlErr(err, "step %q (task %q, seq %d)", st.ID, st.TaskID, st.Seq)
+	}
+	return nil
+}
+
+// SetStepMedia implements Store.
+func (s *SQLite) SetStepMedia(ctx context.Context, stepID, before, after string) error {
+	res, err := s.w.ExecContext(ctx, `
+		UPDATE steps SET
+			before_media = CASE WHEN ? = '' THEN before_media ELSE ? END,
+			after_media = CASE WHEN ? = '' THEN after_media ELSE ? END
+		WHERE id = ?`, before, before, after, after, stepID)
+	if err != nil {
+		return sqlErr(err, "step %q: media", stepID)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err == nil {
+			err = ErrNotFound
+		}
+		return fmt.Errorf("step %q: %w", stepID, err)
+	}
+	return nil
+}
+
+// CountSteps implements Store.
+func (s *SQLite) CountSteps(ctx context.Context, taskID string) (int, error) {
+	var n int
+	if taskID == "" {
+		err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM steps`).Scan(&n)
+		return n, sqlErr(err, "count steps")
+	}
+	var ok bool
+	err := s.r.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM tasks WHERE id = ?),
+			(SELECT count(*) FROM steps WHERE task_id = ?)`, taskID, taskID).Scan(&ok, &n)
+	if err != nil {
+		return 0, sqlErr(err, "task %q: count steps", taskID)
+	}
+	if !ok {
+		return 0, fmt.Errorf("task %q: %w", taskID, ErrNotFound)
+	}
+	return n, nil
+}
+
+// AddMedia implements Store.
+func (s *SQLite) AddMedia(ctx context.Context, m Media) error {
+	if err := checkMedia(m); err != nil {
+		return err
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO media (id, task_id, step_id, kind, path, width, height, bytes, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.TaskID, null(m.StepID), m.Kind, m.Path, m.Width, m.Height, m.Bytes,
+		millis(m.CreatedAt))
+	return sqlErr(err, "media %q", m.ID)
+}
+
+// Media implements Store.
+func (s *SQLite) Media(ctx context.Context, id string) (Media, error) {
+	m := Media{ID: id}
+	var step sql.NullString
+	var created sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `
+		SELECT task_id, step_id, kind, path, width, height, bytes, created_at
+		FROM media WHERE id = ?`, id).
+		Scan(&m.TaskID, &step, &m.Kind, &m.Path, &m.Width, &m.Height, &m.Bytes, &created)
+	if err != nil {
+		return Media{}, sqlErr(err, "media %q", id)
+	}
+	m.StepID, m.CreatedAt = step.String, fromMillis(created)
+	return m, nil
+}
+
+// sqlErr wraps err with context, mapping what SQLite reports to the
+// package's errors. It returns nil for a nil err.
+func sqlErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	what := fmt.Sprintf(format, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.ExtendedCode {
+		case sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique:
+			return fmt.Errorf("%s: %w", what, ErrExists)
+		case sqlite3.ErrConstraintForeignKey:
+			return fmt.Errorf("%s: an id it refers to: %w", what, ErrNotFound)
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// millis is a time as stored: UTC unix milliseconds, NULL when zero.
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// null stores an empty reference as NULL, which foreign keys let through.
+func null(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
+
+func appsJSON(apps []string) (string, error) {
+	if len(apps) == 0 {
+		return "[]", nil
+	}
+	b, err := json.Marshal(apps)
+	return string(b), err
+}

@@ -1,0 +1,251 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Errors returned by a Store, wrapped with context; test them with errors.Is.
+var (
+	// ErrNotFound means an ID, or an ID a record refers to, is unknown.
+	ErrNotFound = errors.New("not found")
+	// ErrExists means an ID, or a step's sequence number within its task,
+	// is already taken.
+	ErrExists = errors.New("already exists")
+	// ErrEnded means a task or session has already ended; the first end
+	// and its outcome are kept.
+	ErrEnded = errors.New("already ended")
+	// ErrInvalid means a record lacks a required field.
+	ErrInvalid = errors.New("invalid")
+	// ErrSchemaTooNew means the database was written by a newer Pinky.
+	ErrSchemaTooNew = errors.New("database schema is newer than this pinky")
+)
+
+// DefaultTaskLimit is the number of tasks Tasks returns when the filter sets
+// no limit.
+const DefaultTaskLimit = 100
+
+// A Store holds the history. Implementations are safe for concurrent use.
+//
+// Times are kept with millisecond precision and read back in UTC; a zero
+// time means "not set" (an open task or session has a zero EndedAt). A record
+// may leave an ID it refers to empty (a task with no device, say); a
+// non-empty reference must exist, or the write fails with ErrNotFound.
+type Store interface {
+	// UpsertDevice records a device, or updates a known one. An update
+	// keeps the FirstSeen of the first record and overwrites every other
+	// field. A zero FirstSeen on insert takes LastSeen.
+	UpsertDevice(ctx context.Context, d Device) error
+	// Device returns the device with the given ID.
+	Device(ctx context.Context, id string) (Device, error)
+	// UpsertAgent records an agent, or updates a known one, like
+	// UpsertDevice.
+	UpsertAgent(ctx context.Context, a Agent) error
+	// Agent returns the agent with the given ID.
+	Agent(ctx context.Context, id string) (Agent, error)
+
+	// StartSession records a new session; its EndedAt is ignored.
+	StartSession(ctx context.Context, s Session) error
+	// EndSession ends a session at the given time. Ending an ended session
+	// fails with ErrEnded and keeps the first end.
+	EndSession(ctx context.Context, id string, at time.Time) error
+	// Session returns the session with the given ID.
+	Session(ctx context.Context, id string) (Session, error)
+
+	// StartTask records a new task; its EndedAt and Outcome are ignored.
+	StartTask(ctx context.Context, t Task) error
+	// EndTask ends a task at the given time with an outcome, which must not
+	// be empty. Ending an ended task fails with ErrEnded and keeps the
+	// first end and outcome.
+	EndTask(ctx context.Context, id string, at time.Time, outcome string) error
+	// Tasks lists tasks, newest first, with what a list needs to show.
+	Tasks(ctx context.Context, f TaskFilter) ([]TaskSummary, error)
+	// Task returns one task and its steps in sequence order.
+	Task(ctx context.Context, id string) (TaskSummary, []Step, error)
+	// OpenTasks returns the tasks that have not ended, oldest first.
+	OpenTasks(ctx context.Context) ([]Task, error)
+	// CloseOpen ends every open task with the outcome, and every open
+	// session, at the given time, and reports how many tasks it ended. The
+	// daemon calls it on start: what was open when it last stopped can no
+	// longer go on.
+	CloseOpen(ctx context.Context, at time.Time, outcome string) (int, error)
+
+	// AddStep records a step of a task, ended or not. It returns once the
+	// step is committed. A step's Seq is unique within its task.
+	AddStep(ctx context.Context, s Step) error
+	// SetStepMedia sets the media IDs of a step's screenshots; an empty
+	// argument leaves that screenshot as it is.
+	SetStepMedia(ctx context.Context, stepID, before, after string) error
+	// CountSteps counts the steps of a task, or of all tasks when taskID
+	// is empty.
+	CountSteps(ctx context.Context, taskID string) (int, error)
+
+	// AddMedia records a media file.
+	AddMedia(ctx context.Context, m Media) error
+	// Media returns the media record with the given ID.
+	Media(ctx context.Context, id string) (Media, error)
+
+	// Close releases the store. It must not be used afterwards.
+	Close() error
+}
+
+// A Device is a phone seen through a driver.
+type Device struct {
+	ID        string
+	Driver    string // the driver's name, as in pinky-driver-<name>
+	Name      string
+	Model     string
+	Platform  string // "android", "ios"…
+	FirstSeen time.Time
+	LastSeen  time.Time
+}
+
+// An Agent is an MCP client, as it names itself. Its ID is the caller's
+// choice (name@version, or a generated ID).
+type Agent struct {
+	ID        string
+	Name      string
+	Version   string
+	FirstSeen time.Time
+	LastSeen  time.Time
+}
+
+// A Session is one connection of an agent to the gateway.
+type Session struct {
+	ID        string
+	AgentID   string
+	Transport string // "stdio", "http"
+	StartedAt time.Time
+	EndedAt   time.Time // zero while open
+}
+
+// A Task is what an agent does on one device under one lease, from the
+// moment it takes the device until it lets go.
+type Task struct {
+	ID        string
+	SessionID string
+	AgentID   string
+	DeviceID  string
+	Text      string   // what the agent said it would do
+	Apps      []string // the apps the task may use
+	StartedAt time.Time
+	EndedAt   time.Time // zero while open
+	// Outcome says how the task ended: "released", "expired",
+	// "session_closed", "offline", "stopped", "daemon_restarted"…;
+	// empty while open.
+	Outcome string
+}
+
+// A Step is one tool call of an agent within a task.
+type Step struct {
+	ID      string
+	TaskID  string
+	Seq     int    // 1, 2, 3… within the task
+	Tool    string // the MCP tool's name
+	Args    string // the arguments as JSON, already redacted
+	Outcome string // a code: "ok", "uncertain", "device_offline"…
+	Message string // what the agent was told besides the diff
+	Diff    string // the screen text the agent saw
+	// StartedAt is when the call began; Duration how long it took.
+	StartedAt time.Time
+	Duration  time.Duration
+	// Before and After are the media IDs of the screenshots around the
+	// step. They may be empty, and are usually set later by SetStepMedia.
+	Before string
+	After  string
+}
+
+// Media is a file in the media folder, such as a step's screenshot.
+type Media struct {
+	ID        string
+	TaskID    string
+	StepID    string // empty for media of the whole task
+	Kind      string // "before", "after"
+	Path      string // relative to the media folder, with forward slashes
+	Width     int
+	Height    int
+	Bytes     int64
+	CreatedAt time.Time
+}
+
+// A TaskFilter selects tasks. Zero fields select everything.
+type TaskFilter struct {
+	Device string // device ID
+	Agent  string // agent ID
+	// Limit caps the number of tasks; zero or less means
+	// DefaultTaskLimit.
+	Limit int
+	// Before keeps tasks started strictly before it; to page, pass the
+	// StartedAt of the last task of the previous page.
+	Before time.Time
+}
+
+// A TaskSummary is a task with what a list of tasks shows about it.
+type TaskSummary struct {
+	Task
+	AgentName    string
+	AgentVersion string
+	DeviceName   string
+	Steps        int    // the number of steps
+	LastOutcome  string // the outcome of the last step; empty without steps
+}
+
+func (f TaskFilter) limit() int {
+	if f.Limit <= 0 {
+		return DefaultTaskLimit
+	}
+	return f.Limit
+}
+
+// Checks shared by both implementations, so that they fail alike.
+
+func checkID(what, id string) error {
+	if id == "" {
+		return fmt.Errorf("%s: empty id: %w", what, ErrInvalid)
+	}
+	return nil
+}
+
+func checkStep(s Step) error {
+	if err := checkID("step", s.ID); err != nil {
+		return err
+	}
+	if s.TaskID == "" {
+		return fmt.Errorf("step %q: empty task id: %w", s.ID, ErrInvalid)
+	}
+	return nil
+}
+
+func checkMedia(m Media) error {
+	if err := checkID("media", m.ID); err != nil {
+		return err
+	}
+	if m.TaskID == "" {
+		return fmt.Errorf("media %q: empty task id: %w", m.ID, ErrInvalid)
+	}
+	return nil
+}
+
+func checkOutcome(what, id, outcome string) error {
+	if outcome == "" {
+		return fmt.Errorf("%s %q: empty outcome: %w", what, id, ErrInvalid)
+	}
+	return nil
+}
+
+// ms rounds t down to the millisecond, in UTC, as the database keeps it.
+func ms(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
+}
+
+func checkAt(what, id string, at time.Time) error {
+	if at.IsZero() {
+		return fmt.Errorf("%s %q: zero end time: %w", what, id, ErrInvalid)
+	}
+	return nil
+}
