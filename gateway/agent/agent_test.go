@@ -1,0 +1,376 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/history"
+)
+
+// simDrivers serves the default world's phones in-process, with device
+// events the test sends itself.
+type simDrivers struct {
+	d      *sim.Driver
+	mu     sync.Mutex
+	online map[string]bool
+	events chan driverhost.Event
+	wrap   func(sdk.Driver) sdk.Driver // optional, to inject faults
+}
+
+func newSimDrivers(t *testing.T) *simDrivers {
+	t.Helper()
+	w, err := sim.DefaultWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sim.New(w)
+	t.Cleanup(func() { d.Close() })
+	return &simDrivers{d: d, online: map[string]bool{"sim-android-1": true, "sim-ios-1": true}, events: make(chan driverhost.Event, 16)}
+}
+
+func (s *simDrivers) Devices() []driverhost.Device {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return []driverhost.Device{
+		{Device: sdk.Device{ID: "sim-android-1", Name: "Ana's Pixel", Platform: sdk.PlatformAndroid, State: sdk.StateOnline}, Driver: "sim", Online: s.online["sim-android-1"]},
+		{Device: sdk.Device{ID: "sim-ios-1", Name: "Ana's iPhone", Platform: sdk.PlatformIOS, State: sdk.StateOnline}, Driver: "sim", Online: s.online["sim-ios-1"]},
+	}
+}
+
+func (s *simDrivers) Drivers() []driverhost.DriverStatus {
+	return []driverhost.DriverStatus{{Name: "sim", State: driverhost.StateRunning}}
+}
+
+func (s *simDrivers) DriverForDevice(id string) (sdk.Driver, string, error) {
+	if s.wrap != nil {
+		return s.wrap(s.d), "sim", nil
+	}
+	return s.d, "sim", nil
+}
+
+func (s *simDrivers) Subscribe() (<-chan driverhost.Event, func()) { return s.events, func() {} }
+
+func (s *simDrivers) setOnline(id string, on bool) {
+	s.mu.Lock()
+	s.online[id] = on
+	s.mu.Unlock()
+	kind := driverhost.EventOffline
+	if on {
+		kind = driverhost.EventOnline
+	}
+	s.events <- driverhost.Event{Kind: kind, Device: driverhost.Device{Device: sdk.Device{ID: id}, Online: on}}
+}
+
+type fixture struct {
+	m     *Manager
+	drv   *simDrivers
+	store *history.Memory
+}
+
+func newFixture(t *testing.T, cfg Config) *fixture {
+	t.Helper()
+	f := &fixture{drv: newSimDrivers(t), store: history.NewMemory()}
+	cfg.Drivers, cfg.Store = f.drv, f.store
+	f.m = NewManager(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.m.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return f
+}
+
+func (f *fixture) session(t *testing.T, name string) *Session {
+	t.Helper()
+	s, err := f.m.Open(context.Background(), Client{Name: name, Version: "1.0"}, "stdio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func wantCode(t *testing.T, what string, err error, code Code) *Error {
+	t.Helper()
+	e, ok := AsError(err)
+	if !ok || e.Code != code {
+		t.Fatalf("%s: got %v; want code %s", what, err, code)
+	}
+	return e
+}
+
+func tap(t *testing.T, s *Session, text string) *Observation {
+	t.Helper()
+	obs, err := s.Act(context.Background(), "sim-android-1", Action{Kind: "tap", Target: Target{Text: text}}, nil)
+	if err != nil {
+		t.Fatalf("tap %q: %v", text, err)
+	}
+	return obs
+}
+
+func TestConnectActReleaseRecordsATask(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "Claude Code")
+	ctx := context.Background()
+
+	obs, err := s.Connect(ctx, ConnectRequest{Task: "reply to Ben"})
+	wantCode(t, "connect with two free phones and no device", err, CodeInvalidArgument)
+	obs, err = s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply to Ben"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obs.Full || !obs.Locked || !strings.Contains(obs.Text, `button "OK"`) {
+		t.Errorf("connect: got %+v; want the whole lock screen", obs)
+	}
+	for _, d := range "1234" {
+		tap(t, s, string(d))
+	}
+	obs = tap(t, s, "OK")
+	if obs.Locked || !obs.Full || !strings.Contains(obs.Text, "Messages") {
+		t.Errorf("after the PIN: got %+v; want the launcher, whole", obs)
+	}
+	obs = tap(t, s, "Messages")
+	if !strings.Contains(obs.Text, "Ben Okafor") {
+		t.Errorf("Messages: got %q", obs.Text)
+	}
+	obs, err = s.Observe(ctx, "sim-android-1", false, true)
+	if err != nil || len(obs.Screenshot) == 0 {
+		t.Fatalf("observe with a screenshot: %v, %d bytes", err, len(obs.Screenshot))
+	}
+	if err := s.Release(ctx, "sim-android-1"); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := f.store.Tasks(ctx, history.TaskFilter{})
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("tasks: %v, %+v", err, tasks)
+	}
+	sum, steps, err := f.store.Task(ctx, tasks[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Outcome != "released" || sum.Text != "reply to Ben" || sum.AgentName != "Claude Code" {
+		t.Errorf("task: got %+v", sum)
+	}
+	// connect, 4 digits, OK, Messages, observe, release
+	var tools []string
+	for _, st := range steps {
+		tools = append(tools, st.Tool)
+	}
+	if want := "phone_connect phone_tap phone_tap phone_tap phone_tap phone_tap phone_tap phone_observe phone_release"; strings.Join(tools, " ") != want {
+		t.Errorf("steps: got %q; want %q", strings.Join(tools, " "), want)
+	}
+	if _, err := s.Observe(ctx, "sim-android-1", false, false); err == nil {
+		t.Error("observe after release succeeded")
+	}
+}
+
+func TestLeaseContention(t *testing.T) {
+	f := newFixture(t, Config{})
+	a, b := f.session(t, "Claude Code"), f.session(t, "Codex")
+	ctx := context.Background()
+	if _, err := a.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "book a table"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "check mail"})
+	e := wantCode(t, "second agent", err, CodeLeaseHeld)
+	if !strings.Contains(e.Message, "Claude Code") || !strings.Contains(e.Message, "book a table") {
+		t.Errorf("lease_held should name the holder and its task: %q", e.Message)
+	}
+	_, err = b.Observe(ctx, "sim-android-1", false, false)
+	wantCode(t, "observe another's phone", err, CodeLeaseHeld)
+	// Without a device, b gets the only free phone.
+	obs, err := b.Connect(ctx, ConnectRequest{Task: "check mail"})
+	if err != nil || obs.Device != "sim-ios-1" {
+		t.Fatalf("connect to the free phone: %v, %+v", err, obs)
+	}
+	phones, _ := b.Phones(ctx)
+	for _, p := range phones {
+		if p.Lease == nil || p.Lease.Yours != (p.ID == "sim-ios-1") {
+			t.Errorf("phone %s: lease %+v", p.ID, p.Lease)
+		}
+	}
+	// When a's session closes, its lease ends and the phone is free.
+	a.Close()
+	if _, err := b.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "check mail too"}); err != nil {
+		t.Errorf("connect after the holder's session closed: %v", err)
+	}
+	_, err = b.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "again"})
+	wantCode(t, "connect twice to one phone", err, CodeInvalidArgument)
+}
+
+func TestIdleExpiry(t *testing.T) {
+	f := newFixture(t, Config{IdleTimeout: 50 * time.Millisecond})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	f.m.sweep(time.Now().Add(time.Second))
+	_, err := s.Observe(ctx, "sim-android-1", false, false)
+	wantCode(t, "after idle expiry", err, CodeNotLeased)
+	tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+	if len(tasks) != 1 || tasks[0].Outcome != "expired" {
+		t.Errorf("tasks: %+v; want one expired", tasks)
+	}
+}
+
+func TestOfflineGrace(t *testing.T) {
+	f := newFixture(t, Config{OfflineGrace: time.Hour})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	f.drv.setOnline("sim-android-1", false)
+	waitUntil(t, func() bool {
+		_, err := s.Observe(ctx, "sim-android-1", false, false)
+		e, ok := AsError(err)
+		return ok && e.Code == CodeDeviceOffline
+	})
+	// Back within the grace: the lease is still ours.
+	f.drv.setOnline("sim-android-1", true)
+	waitUntil(t, func() bool { _, err := s.Observe(ctx, "sim-android-1", false, false); return err == nil })
+	// Offline past the grace: the lease ends.
+	f.drv.setOnline("sim-android-1", false)
+	waitUntil(t, func() bool {
+		f.m.mu.Lock()
+		defer f.m.mu.Unlock()
+		_, off := f.m.offline["sim-android-1"]
+		return off
+	})
+	f.m.sweep(time.Now().Add(2 * time.Hour))
+	_, err := s.Observe(ctx, "sim-android-1", false, false)
+	wantCode(t, "after the grace", err, CodeNotLeased)
+	tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+	if len(tasks) != 1 || tasks[0].Outcome != "offline" {
+		t.Errorf("tasks: %+v; want one ended offline", tasks)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// goneOnAct is a driver whose actions die with the driver.
+type goneOnAct struct{ sdk.Driver }
+
+func (g goneOnAct) Act(context.Context, string, sdk.Action) (sdk.ActResult, error) {
+	return sdk.ActResult{}, sdk.ErrDriverGone
+}
+
+func TestActionCutByCrashIsUncertain(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	f.drv.wrap = func(d sdk.Driver) sdk.Driver { return goneOnAct{d} }
+	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil)
+	e := wantCode(t, "act while the driver dies", err, CodeUncertain)
+	if !strings.Contains(e.Message, "observe before repeating") {
+		t.Errorf("uncertain must advise to observe: %q", e.Message)
+	}
+	tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+	_, steps, _ := f.store.Task(ctx, tasks[0].ID)
+	if last := steps[len(steps)-1]; last.Outcome != "uncertain" {
+		t.Errorf("last step outcome %q; want uncertain", last.Outcome)
+	}
+}
+
+func TestTargets(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		a    Action
+		code Code
+		text string
+	}{
+		{"unknown text", Action{Kind: "tap", Target: Target{Text: "Nope"}}, CodeNotFound, "Nope"},
+		{"unknown ref", Action{Kind: "tap", Target: Target{Ref: 999}}, CodeNotFound, "999"},
+		{"no target", Action{Kind: "tap"}, CodeInvalidArgument, "ref"},
+		{"bad key", Action{Kind: "key", Key: "hyper"}, CodeInvalidArgument, "back"},
+		{"bad direction", Action{Kind: "scroll", Direction: "sideways"}, CodeInvalidArgument, "down"},
+		{"outside", Action{Kind: "tap", Target: Target{X: 5000, Y: 1, HasPoint: true}}, CodeInvalidArgument, "outside"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Act(ctx, "sim-android-1", tt.a, nil)
+			e := wantCode(t, tt.name, err, tt.code)
+			if !strings.Contains(e.Message, tt.text) {
+				t.Errorf("message %q should mention %q", e.Message, tt.text)
+			}
+		})
+	}
+}
+
+func TestPasswordNotRecorded(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "sign in"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "com.pinky.sim.bank"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "type", Target: Target{Text: "Password"}, Text: "hunter2"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+	_, steps, _ := f.store.Task(ctx, tasks[0].ID)
+	for _, st := range steps {
+		if strings.Contains(st.Args, "hunter2") || strings.Contains(st.Diff, "hunter2") {
+			t.Errorf("step %s keeps the password: args %s, diff %q", st.Tool, st.Args, st.Diff)
+		}
+	}
+}
+
+func TestAskPersonWaitsForHandBack(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.AskPerson(ctx, "sim-android-1", "please unlock", nil)
+		done <- err
+	}()
+	waitUntil(t, func() bool { return f.m.HandBack("sim-android-1") == nil })
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ask person: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ask person did not return after the hand-back")
+	}
+	if err := f.m.HandBack("sim-android-1"); err == nil {
+		t.Error("a second hand-back succeeded with nobody asking")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	_, err := s.AskPerson(cctx, "sim-android-1", "please unlock", nil)
+	wantCode(t, "cancelled ask", err, CodeTimeout)
+}

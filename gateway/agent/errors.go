@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable error code that agents see in a tool result.
+type Code string
+
+// The codes agents react to. Each Error carries a sentence that says what to
+// do next; the Safety issue adds its own codes.
+const (
+	CodeNotFound         Code = "not_found"
+	CodeInvalidArgument  Code = "invalid_argument"
+	CodeLeaseHeld        Code = "lease_held"
+	CodeNotLeased        Code = "not_leased"
+	CodeDeviceOffline    Code = "device_offline"
+	CodeUncertain        Code = "uncertain"
+	CodeDriverRestarting Code = "driver_restarting"
+	CodeUnsupported      Code = "unsupported"
+	CodeDeviceLocked     Code = "device_locked"
+	CodeTimeout          Code = "timeout"
+	CodeInternal         Code = "internal"
+)
+
+// Error is a failure an agent should react to: a code and a sentence for a
+// model. Infrastructure faults are other errors.
+type Error struct {
+	Code    Code
+	Message string // what happened and what to do next
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// AsError returns the *Error in err's chain, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}

@@ -1,0 +1,262 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/screen"
+)
+
+// Drivers is what the agent side needs of the driver host.
+type Drivers interface {
+	Devices() []driverhost.Device
+	Drivers() []driverhost.DriverStatus
+	DriverForDevice(id string) (sdk.Driver, string, error)
+	Subscribe() (<-chan driverhost.Event, func())
+}
+
+// Config configures a Manager.
+type Config struct {
+	Drivers Drivers
+	Store   history.Store
+	// Media saves screenshots in the background; nil takes none.
+	Media *history.MediaWriter
+	// IdleTimeout ends a lease nobody used for this long (default 10 min).
+	IdleTimeout time.Duration
+	// OfflineGrace is how long a lease survives its phone being offline (default 60 s).
+	OfflineGrace time.Duration
+	// SettleCap bounds the wait for a screen to settle after an action (default 3 s).
+	SettleCap time.Duration
+	Logger    *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 10 * time.Minute
+	}
+	if c.OfflineGrace <= 0 {
+		c.OfflineGrace = 60 * time.Second
+	}
+	if c.SettleCap <= 0 {
+		c.SettleCap = 3 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Manager is the agent side of the gateway: it owns the leases, the screen
+// model of each phone, and the sessions of connected agents.
+//
+// Locking: mu guards leases, phones and sessions. It is never held across a
+// driver call or a store write. A phone's act mutex serializes its actions;
+// it is taken before mu when both are needed, never after.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	leases   map[string]*lease  // by device id
+	phones   map[string]*phone  // by device id, created on first use
+	sessions map[string]*Session
+	offline  map[string]time.Time // devices offline since
+	withHand map[string]chan struct{}
+}
+
+// phone is the gateway's state of one device.
+type phone struct {
+	id    string
+	act   sync.Mutex // one action at a time per phone
+	model *screen.Model
+	// Guarded by Manager.mu.
+	capsKnown, waitIdle bool
+}
+
+// lease is a session's hold on a phone, with the task it serves.
+type lease struct {
+	device   string
+	session  *Session
+	taskID   string
+	task     string
+	apps     []string
+	since    time.Time
+	lastUsed time.Time
+	seq      int          // steps recorded so far
+	last     *screen.View // the view the agent saw last
+}
+
+// NewManager returns a Manager; Run must run for leases to expire.
+func NewManager(cfg Config) *Manager {
+	cfg = cfg.withDefaults()
+	return &Manager{
+		cfg: cfg, log: cfg.Logger,
+		leases: map[string]*lease{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
+		offline: map[string]time.Time{}, withHand: map[string]chan struct{}{},
+	}
+}
+
+// Run follows device events and ends leases that idled or stayed offline
+// too long, until ctx ends.
+func (m *Manager) Run(ctx context.Context) {
+	events, cancel := m.cfg.Drivers.Subscribe()
+	defer cancel()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			m.deviceEvent(ev)
+		case now := <-tick.C:
+			m.sweep(now)
+		}
+	}
+}
+
+func (m *Manager) deviceEvent(ev driverhost.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch ev.Kind {
+	case driverhost.EventOffline, driverhost.EventRemoved:
+		if _, ok := m.offline[ev.Device.ID]; !ok {
+			m.offline[ev.Device.ID] = time.Now()
+		}
+	case driverhost.EventOnline, driverhost.EventAdded:
+		if ev.Device.Online {
+			delete(m.offline, ev.Device.ID)
+		}
+	case driverhost.EventResync:
+		online := map[string]bool{}
+		for _, d := range m.cfg.Drivers.Devices() {
+			online[d.ID] = online[d.ID] || d.Online
+		}
+		for id := range m.leases {
+			if online[id] {
+				delete(m.offline, id)
+			} else if _, ok := m.offline[id]; !ok {
+				m.offline[id] = time.Now()
+			}
+		}
+	}
+}
+
+// sweep ends leases idle for IdleTimeout or offline for OfflineGrace.
+func (m *Manager) sweep(now time.Time) {
+	var ended []*lease
+	var outcomes []string
+	m.mu.Lock()
+	for id, l := range m.leases {
+		outcome := ""
+		if since, ok := m.offline[id]; ok && now.Sub(since) >= m.cfg.OfflineGrace {
+			outcome = "offline"
+		} else if now.Sub(l.lastUsed) >= m.cfg.IdleTimeout {
+			outcome = "expired"
+		}
+		if outcome != "" {
+			delete(m.leases, id)
+			ended = append(ended, l)
+			outcomes = append(outcomes, outcome)
+		}
+	}
+	m.mu.Unlock()
+	for i, l := range ended {
+		m.endTask(l, outcomes[i])
+	}
+}
+
+func (m *Manager) endTask(l *lease, outcome string) {
+	m.log.Info("lease ended", "device", l.device, "task", l.taskID, "outcome", outcome)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.cfg.Store.EndTask(ctx, l.taskID, time.Now(), outcome); err != nil {
+		m.log.Error("ending a task in the history", "task", l.taskID, "err", err)
+	}
+}
+
+func (m *Manager) phone(id string) *phone {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.phones[id]
+	if !ok {
+		p = &phone{id: id, model: screen.NewModel()}
+		m.phones[id] = p
+	}
+	return p
+}
+
+// Open starts the session of a newly connected agent.
+func (m *Manager) Open(ctx context.Context, client Client, transport string) (*Session, error) {
+	now := time.Now()
+	s := &Session{m: m, id: newID("s"), client: client, transport: transport, started: now}
+	s.agentID = client.Name + "@" + client.Version
+	if err := m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: client.Name, Version: client.Version, FirstSeen: now, LastSeen: now}); err != nil {
+		return nil, fmt.Errorf("recording the agent: %w", err)
+	}
+	if err := m.cfg.Store.StartSession(ctx, history.Session{ID: s.id, AgentID: s.agentID, Transport: transport, StartedAt: now}); err != nil {
+		return nil, fmt.Errorf("recording the session: %w", err)
+	}
+	m.mu.Lock()
+	m.sessions[s.id] = s
+	m.mu.Unlock()
+	return s, nil
+}
+
+// HandBack ends a phone_ask_person wait on device: the person is done.
+func (m *Manager) HandBack(device string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ch, ok := m.withHand[device]
+	if !ok {
+		return fmt.Errorf("no agent asked for %s", device)
+	}
+	close(ch)
+	delete(m.withHand, device)
+	return nil
+}
+
+// Leases describes the current leases, for the person's clients.
+func (m *Manager) Leases() []LeaseStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]LeaseStatus, 0, len(m.leases))
+	for _, l := range m.leases {
+		_, withPerson := m.withHand[l.device]
+		out = append(out, LeaseStatus{
+			Device: l.device, Agent: l.session.client.Name, Task: l.task, TaskID: l.taskID,
+			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson,
+		})
+	}
+	return out
+}
+
+// LeaseStatus is one lease as the person sees it.
+type LeaseStatus struct {
+	Device     string    `json:"device"`
+	Agent      string    `json:"agent"`
+	Task       string    `json:"task"`
+	TaskID     string    `json:"task_id"`
+	Since      time.Time `json:"since"`
+	LastUsed   time.Time `json:"last_used"`
+	Steps      int       `json:"steps"`
+	WithPerson bool      `json:"with_person"`
+}
+
+// newID returns a random id with a prefix, e.g. "t_3f9a…".
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	rand.Read(b) //nolint:errcheck // never fails
+	return prefix + "_" + hex.EncodeToString(b)
+}

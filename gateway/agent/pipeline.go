@@ -1,0 +1,455 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/screen"
+)
+
+// Observe reads the screen: what changed since the agent's last read, or
+// the whole screen with full.
+func (s *Session) Observe(ctx context.Context, device string, full, screenshot bool) (*Observation, error) {
+	return s.observe(ctx, device, "phone_observe", map[string]any{"device": device, "full": full, "screenshot": screenshot}, full, screenshot)
+}
+
+func (s *Session) observe(ctx context.Context, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
+	started := time.Now()
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	p := s.m.phone(device)
+	view, err := s.read(ctx, drv, p, device)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	obs := s.show(l, view, full)
+	obs.Settled = true
+	if screenshot {
+		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: device, Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, false), "")
+		}
+		obs.Screenshot = img.Data
+	}
+	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+	return obs, nil
+}
+
+// read reads a device's screen into its model.
+func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
+	sc, err := drv.Screen(ctx, device, 0)
+	if err != nil {
+		return nil, fromDriver(device, err, false)
+	}
+	return p.model.Read(sc), nil
+}
+
+// show renders view for the lease's agent: the whole screen when asked,
+// on the first read, or when another app came to the front; else the diff.
+func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
+	s.m.mu.Lock()
+	prev := l.last
+	l.last = view
+	s.m.mu.Unlock()
+	app := view.App.Label
+	if app == "" {
+		app = view.App.ID
+	}
+	obs := &Observation{Device: l.device, App: app, Locked: view.LockState == sdk.LockLocked}
+	if full || prev == nil {
+		obs.Text, obs.Full = view.Text(), true
+	} else {
+		obs.Text, obs.Full = screen.Render(prev, view)
+	}
+	return obs
+}
+
+// Act runs one action through the pipeline: lease and scope, policy,
+// execute, settle, read and diff, record.
+func (s *Session) Act(ctx context.Context, device string, a Action, progress Progress) (*Observation, error) {
+	started := time.Now()
+	args := actionArgs(device, a)
+	tool := "phone_" + a.Kind
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	p := s.m.phone(device)
+	p.act.Lock()
+	defer p.act.Unlock()
+
+	s.m.mu.Lock()
+	view := l.last
+	s.m.mu.Unlock()
+	if view == nil {
+		if view, err = s.read(ctx, drv, p, device); err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+	}
+	actions, err := s.plan(view, a)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	if a.Kind == "type" && typesIntoPassword(view, a.Target) {
+		args["text"] = "[redacted]" // the history never holds a password
+	}
+	for i, sa := range actions {
+		if _, err := drv.Act(ctx, device, sa); err != nil {
+			// The first action of a plan that fails for a reason the driver
+			// knows did not happen; anything later, or unknown, may have.
+			acting := i > 0 || !definite(err)
+			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, acting), "")
+		}
+	}
+	if a.Kind == "scroll" && a.Until != "" {
+		return s.scrollUntil(ctx, drv, p, l, a, progress, tool, args, started)
+	}
+	next, settled, err := s.settle(ctx, drv, p, device, progress)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, true), "")
+	}
+	obs := s.show(l, next, false)
+	obs.Settled = settled
+	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+	return obs, nil
+}
+
+// typesIntoPassword reports whether typing at target (or, without one,
+// into the focused field) goes into a password field.
+func typesIntoPassword(view *screen.View, t Target) bool {
+	var n screen.Node
+	var err error
+	switch {
+	case t.Ref != 0:
+		n, err = view.ByRef(t.Ref)
+	case t.Text != "":
+		n, err = view.ByText(t.Text, t.Occurrence)
+	case t.HasPoint:
+		var ok bool
+		if n, ok = view.ByPoint(sdk.Point{X: t.X, Y: t.Y}); !ok {
+			return false
+		}
+	default:
+		for _, n := range view.Nodes {
+			if n.Focused && n.Password {
+				return true
+			}
+		}
+		return false
+	}
+	return err == nil && n.Password
+}
+
+// definite reports whether a driver error means the action did not run.
+func definite(err error) bool {
+	for _, e := range []error{sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrUnsupported, sdk.ErrLocked, sdk.ErrScreenOff, sdk.ErrAppNotFound, sdk.ErrWrongPIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ae *Error
+	return errors.As(err, &ae)
+}
+
+// plan turns an agent's action into driver actions, resolving its target
+// on the screen the agent last saw.
+func (s *Session) plan(view *screen.View, a Action) ([]sdk.Action, error) {
+	switch a.Kind {
+	case "tap", "long_press":
+		pt, err := resolve(view, a.Target, true)
+		if err != nil {
+			return nil, err
+		}
+		kind := sdk.ActTap
+		if a.Kind == "long_press" {
+			kind = sdk.ActLongPress
+		}
+		return []sdk.Action{{Kind: kind, Point: pt, Duration: a.Duration}}, nil
+	case "swipe":
+		from, err := resolve(view, a.Target, true)
+		if err != nil {
+			return nil, err
+		}
+		to, err := resolve(view, a.To, true)
+		if err != nil {
+			return nil, err
+		}
+		return []sdk.Action{{Kind: sdk.ActSwipe, Point: from, To: to, Duration: a.Duration}}, nil
+	case "scroll":
+		dir := sdk.ScrollDirection(a.Direction)
+		if !slices.Contains([]sdk.ScrollDirection{sdk.ScrollUp, sdk.ScrollDown, sdk.ScrollLeft, sdk.ScrollRight}, dir) {
+			return nil, Errorf(CodeInvalidArgument, "direction %q: want up, down, left or right", a.Direction)
+		}
+		sa := sdk.Action{Kind: sdk.ActScroll, Direction: dir}
+		if a.Target != (Target{}) {
+			pt, err := resolve(view, a.Target, false)
+			if err != nil {
+				return nil, err
+			}
+			sa.Point, sa.HasPoint = pt, true
+		}
+		return []sdk.Action{sa}, nil
+	case "type":
+		var out []sdk.Action
+		if a.Target != (Target{}) {
+			pt, err := resolve(view, a.Target, false)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sdk.Action{Kind: sdk.ActTap, Point: pt})
+		}
+		return append(out, sdk.Action{Kind: sdk.ActType, Text: a.Text, Replace: a.Replace, Submit: a.Submit}), nil
+	case "key":
+		k := sdk.Key(strings.ToLower(a.Key))
+		if !slices.Contains(sdk.AllKeys, k) {
+			names := make([]string, len(sdk.AllKeys))
+			for i, k := range sdk.AllKeys {
+				names[i] = string(k)
+			}
+			return nil, Errorf(CodeInvalidArgument, "key %q: want one of %s", a.Key, strings.Join(names, ", "))
+		}
+		return []sdk.Action{{Kind: sdk.ActKey, Key: k}}, nil
+	case "launch", "stop":
+		if a.App == "" {
+			return nil, Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
+		}
+		kind := sdk.ActLaunch
+		if a.Kind == "stop" {
+			kind = sdk.ActStop
+		}
+		return []sdk.Action{{Kind: kind, AppID: a.App}}, nil
+	case "open_url":
+		return []sdk.Action{{Kind: sdk.ActOpenURL, URL: a.URL}}, nil
+	}
+	return nil, Errorf(CodeInvalidArgument, "unknown action %q", a.Kind)
+}
+
+// resolve finds the point an action aims at. needed says whether a target
+// is required.
+func resolve(view *screen.View, t Target, needed bool) (sdk.Point, error) {
+	switch {
+	case t.HasPoint:
+		return sdk.Point{X: t.X, Y: t.Y}, nil
+	case t.Ref != 0:
+		n, err := view.ByRef(t.Ref)
+		if err != nil {
+			return sdk.Point{}, Errorf(CodeNotFound, "%v", err)
+		}
+		return n.Center(), nil
+	case t.Text != "":
+		n, err := view.ByText(t.Text, t.Occurrence)
+		if err != nil {
+			return sdk.Point{}, Errorf(CodeNotFound, "%v", err)
+		}
+		return n.Center(), nil
+	}
+	if needed {
+		return sdk.Point{}, Errorf(CodeInvalidArgument, "say where: a ref from the screen (ref), a visible text (text), or a point (x and y)")
+	}
+	return sdk.Point{}, nil
+}
+
+// settle waits until the screen stops changing, up to SettleCap: the
+// driver's idle signal when it has one, else reads until two match.
+func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device string, progress Progress) (*screen.View, bool, error) {
+	cap := s.m.cfg.SettleCap
+	start := time.Now()
+	if progress != nil {
+		progress(0, cap.Seconds(), "waiting for the screen to settle")
+	}
+	if w, ok := drv.(sdk.IdleWaiter); ok && s.m.canWaitIdle(p, drv) {
+		idle, err := w.WaitIdle(ctx, device, cap)
+		if err == nil {
+			v, err := s.read(ctx, drv, p, device)
+			return v, idle, err
+		}
+		if !errors.Is(err, sdk.ErrUnsupported) {
+			return nil, false, err
+		}
+	}
+	var prev *sdk.Screen
+	for {
+		sc, err := drv.Screen(ctx, device, 0)
+		if err != nil {
+			return nil, false, err
+		}
+		if prev != nil && screen.SameScreen(prev, sc) {
+			return p.model.Read(sc), true, nil
+		}
+		prev = sc
+		if time.Since(start) >= cap {
+			return p.model.Read(sc), false, nil
+		}
+		if progress != nil {
+			progress(time.Since(start).Seconds(), cap.Seconds(), "waiting for the screen to settle")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// canWaitIdle reports whether the phone's driver declares CapWaitIdle,
+// asking it once: capabilities do not change while a driver runs.
+func (m *Manager) canWaitIdle(p *phone, drv sdk.Driver) bool {
+	m.mu.Lock()
+	known, idle := p.capsKnown, p.waitIdle
+	m.mu.Unlock()
+	if known {
+		return idle
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	info, err := drv.Info(ctx)
+	if err != nil {
+		return false
+	}
+	m.mu.Lock()
+	p.capsKnown, p.waitIdle = true, info.Has(sdk.CapWaitIdle)
+	m.mu.Unlock()
+	return p.waitIdle
+}
+
+// scrollUntil scrolls, at most ten times, until text shows.
+func (s *Session) scrollUntil(ctx context.Context, drv sdk.Driver, p *phone, l *lease, a Action, progress Progress, tool string, args map[string]any, started time.Time) (*Observation, error) {
+	const most = 10
+	s.m.mu.Lock()
+	first := l.last
+	s.m.mu.Unlock()
+	for i := 1; ; i++ {
+		v, _, err := s.settle(ctx, drv, p, l.device, nil)
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
+		}
+		if _, err := v.ByText(a.Until, 1); err == nil || i == most {
+			s.m.mu.Lock()
+			l.last = first
+			s.m.mu.Unlock()
+			obs := s.show(l, v, false)
+			obs.Settled = true
+			if err != nil {
+				obs.Text = fmt.Sprintf("%q did not show after %d scrolls.\n%s", a.Until, most, obs.Text)
+			}
+			obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+			return obs, nil
+		}
+		if progress != nil {
+			progress(float64(i), most, fmt.Sprintf("scrolled %d times looking for %q", i, a.Until))
+		}
+		acts, err := s.plan(v, Action{Kind: "scroll", Direction: a.Direction, Target: a.Target})
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+		if _, err := drv.Act(ctx, l.device, acts[0]); err != nil {
+			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
+		}
+	}
+}
+
+// actionArgs is what the history keeps of an action's arguments.
+func actionArgs(device string, a Action) map[string]any {
+	args := map[string]any{"device": device}
+	t := func(name string, t Target) {
+		switch {
+		case t.Ref != 0:
+			args[name+"ref"] = t.Ref
+		case t.Text != "":
+			args[name+"text"] = t.Text
+			if t.Occurrence > 0 {
+				args[name+"occurrence"] = t.Occurrence
+			}
+		case t.HasPoint:
+			args[name+"x"], args[name+"y"] = t.X, t.Y
+		}
+	}
+	t("", a.Target)
+	if a.Kind == "swipe" {
+		t("to_", a.To)
+	}
+	for k, v := range map[string]any{
+		"duration_ms": a.Duration.Milliseconds(), "direction": a.Direction, "until": a.Until, "replace": a.Replace,
+		"submit": a.Submit, "key": a.Key, "app": a.App, "url": a.URL,
+	} {
+		switch x := v.(type) {
+		case string:
+			if x != "" {
+				args[k] = x
+			}
+		case bool:
+			if x {
+				args[k] = x
+			}
+		case int64:
+			if x != 0 {
+				args[k] = x
+			}
+		}
+	}
+	if a.Kind == "type" {
+		args["text"] = a.Text
+	}
+	return args
+}
+
+// record writes a failed step and returns err for the caller to return.
+func (s *Session) record(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, err error, diff string) error {
+	code, msg := "ok", ""
+	if err != nil {
+		code, msg = string(CodeInternal), err.Error()
+		if e, ok := AsError(err); ok {
+			code, msg = string(e.Code), e.Message
+		}
+	}
+	s.addStep(ctx, l, tool, args, started, code, msg, diff)
+	return err
+}
+
+// recordOK writes a successful step and returns its id.
+func (s *Session) recordOK(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, diff string) string {
+	return s.addStep(ctx, l, tool, args, started, "ok", "", diff)
+}
+
+// addStep commits a step before the tool returns (an acknowledged step
+// survives a crash of the daemon) and takes its screenshot in the
+// background: the agent never waits for it.
+func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) string {
+	m := s.m
+	b, _ := json.Marshal(args)
+	m.mu.Lock()
+	l.seq++
+	seq := l.seq
+	m.mu.Unlock()
+	step := history.Step{
+		ID: newID("st"), TaskID: l.taskID, Seq: seq, Tool: tool, Args: string(b), Outcome: code, Message: msg,
+		Diff: diff, StartedAt: started, Duration: time.Since(started),
+	}
+	// The step is recorded even when the agent gave up on the call.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := m.cfg.Store.AddStep(wctx, step); err != nil {
+		m.log.Error("recording a step", "task", l.taskID, "tool", tool, "err", err)
+	}
+	if m.cfg.Media != nil && code == "ok" {
+		s.shoot(l, step.ID)
+	}
+	return step.ID
+}

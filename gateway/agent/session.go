@@ -1,0 +1,287 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/history"
+)
+
+// Session is one connected agent (one MCP connection). Its methods are the
+// tools; each returns an *Error for what the agent should react to.
+type Session struct {
+	m         *Manager
+	id        string
+	agentID   string
+	client    Client
+	transport string
+	started   time.Time
+}
+
+// ID is the session's id in the history.
+func (s *Session) ID() string { return s.id }
+
+// Client is the agent program of the session.
+func (s *Session) Client() Client { return s.client }
+
+// SetClient records the agent's name and version once MCP's initialize
+// has told them.
+func (s *Session) SetClient(ctx context.Context, c Client) error {
+	now := time.Now()
+	s.m.mu.Lock()
+	s.client = c
+	s.agentID = c.Name + "@" + c.Version
+	s.m.mu.Unlock()
+	return s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now})
+}
+
+// Close ends the session and the leases it holds.
+func (s *Session) Close() {
+	m := s.m
+	var ended []*lease
+	m.mu.Lock()
+	delete(m.sessions, s.id)
+	for id, l := range m.leases {
+		if l.session == s {
+			delete(m.leases, id)
+			ended = append(ended, l)
+		}
+	}
+	m.mu.Unlock()
+	for _, l := range ended {
+		m.endTask(l, "session_closed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.cfg.Store.EndSession(ctx, s.id, time.Now()); err != nil {
+		m.log.Error("ending a session in the history", "session", s.id, "err", err)
+	}
+}
+
+// Phones lists every phone with who holds it.
+func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
+	m := s.m
+	devs := m.cfg.Drivers.Devices()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[string]bool{}
+	var out []Phone
+	for _, d := range devs {
+		if d.Duplicate || seen[d.ID] {
+			continue
+		}
+		seen[d.ID] = true
+		p := Phone{ID: d.ID, Name: d.Name, Model: d.Model, Platform: string(d.Platform), Online: d.Online, Locked: d.LockState == sdk.LockLocked}
+		if l, ok := m.leases[d.ID]; ok {
+			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.task, Yours: l.session == s, Since: l.since}
+			if l.session == s {
+				p.Lease.TaskID = l.taskID
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Connect leases a phone for a task and returns its whole screen.
+func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation, error) {
+	m := s.m
+	task := strings.TrimSpace(req.Task)
+	if task == "" {
+		return nil, Errorf(CodeInvalidArgument, "task is required: say in a sentence what you are doing on the phone; the person sees it")
+	}
+	device, err := s.pickDevice(req.Device)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	l := &lease{device: device, session: s, taskID: newID("t"), task: task, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
+	m.mu.Lock()
+	if held, ok := m.leases[device]; ok {
+		m.mu.Unlock()
+		if held.session == s {
+			return nil, Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, held.task)
+		}
+		return nil, heldError(device, held)
+	}
+	m.leases[device] = l
+	m.mu.Unlock()
+
+	var name, model string
+	for _, d := range m.cfg.Drivers.Devices() {
+		if d.ID == device {
+			name, model = d.Name, d.Model
+			if err := m.cfg.Store.UpsertDevice(ctx, history.Device{ID: d.ID, Driver: d.Driver, Name: d.Name, Model: d.Model, Platform: string(d.Platform), FirstSeen: now, LastSeen: now}); err != nil {
+				m.log.Error("recording a device", "device", device, "err", err)
+			}
+			break
+		}
+	}
+	_ = model
+	if err := m.cfg.Store.StartTask(ctx, history.Task{ID: l.taskID, SessionID: s.id, AgentID: s.agentID, DeviceID: device, Text: task, Apps: l.apps, StartedAt: now}); err != nil {
+		m.mu.Lock()
+		delete(m.leases, device)
+		m.mu.Unlock()
+		return nil, fmt.Errorf("recording the task: %w", err)
+	}
+	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
+	return s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
+}
+
+// pickDevice returns the requested phone, or the only free online one.
+func (s *Session) pickDevice(want string) (string, error) {
+	m := s.m
+	devs := m.cfg.Drivers.Devices()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if want != "" {
+		for _, d := range devs {
+			if d.ID == want {
+				return want, nil
+			}
+		}
+		return "", Errorf(CodeNotFound, "there is no phone %q; phone_list shows the phones", want)
+	}
+	var free []string
+	for _, d := range devs {
+		if _, held := m.leases[d.ID]; d.Online && !held && !d.Duplicate && !slices.Contains(free, d.ID) {
+			free = append(free, d.ID)
+		}
+	}
+	switch len(free) {
+	case 0:
+		return "", Errorf(CodeNotFound, "no phone is free and online; phone_list shows who holds each")
+	case 1:
+		return free[0], nil
+	}
+	return "", Errorf(CodeInvalidArgument, "%d phones are free (%s): name one in device", len(free), strings.Join(free, ", "))
+}
+
+func heldError(device string, l *lease) *Error {
+	return Errorf(CodeLeaseHeld, "%s is in use by %q for the task %q; pick another phone with phone_list, or wait until it is released", device, l.session.client.Name, l.task)
+}
+
+// Release ends the lease and its task.
+func (s *Session) Release(ctx context.Context, device string) error {
+	m := s.m
+	m.mu.Lock()
+	l, ok := m.leases[device]
+	if !ok || l.session != s {
+		m.mu.Unlock()
+		return s.notHeld(device, l)
+	}
+	delete(m.leases, device)
+	m.mu.Unlock()
+	s.record(ctx, l, "phone_release", map[string]any{"device": device}, time.Now(), nil, "")
+	m.endTask(l, "released")
+	return nil
+}
+
+func (s *Session) notHeld(device string, l *lease) *Error {
+	if l != nil {
+		return heldError(device, l)
+	}
+	return Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", device)
+}
+
+// hold returns the session's lease on device, and checks that the phone
+// can be used now.
+func (s *Session) hold(device string) (*lease, error) {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.leases[device]
+	if !ok || l.session != s {
+		return nil, s.notHeld(device, l)
+	}
+	l.lastUsed = time.Now()
+	if _, busy := m.withHand[device]; busy {
+		return nil, Errorf(CodeInvalidArgument, "the person has %s in hand; wait for phone_ask_person to return", device)
+	}
+	if since, off := m.offline[device]; off {
+		return nil, s.offlineError(device, since)
+	}
+	return l, nil
+}
+
+func (s *Session) offlineError(device string, since time.Time) *Error {
+	for _, d := range s.m.cfg.Drivers.Drivers() {
+		if d.State == driverhost.StateRestarting || d.State == driverhost.StateStarting {
+			for _, dev := range s.m.cfg.Drivers.Devices() {
+				if dev.ID == device && dev.Driver == d.Name {
+					return Errorf(CodeDriverRestarting, "the driver of %s is restarting; try again in a few seconds, then observe before repeating an action", device)
+				}
+			}
+		}
+	}
+	left := s.m.cfg.OfflineGrace - time.Since(since)
+	return Errorf(CodeDeviceOffline, "%s is offline since %s; your lease is kept for %s more. Wait, then observe", device, since.Format(time.TimeOnly), left.Round(time.Second))
+}
+
+// driver returns the driver of a held device.
+func (s *Session) driver(device string) (sdk.Driver, error) {
+	d, _, err := s.m.cfg.Drivers.DriverForDevice(device)
+	if err != nil {
+		return nil, Errorf(CodeDeviceOffline, "%s is not reachable now; wait, then observe", device)
+	}
+	return d, nil
+}
+
+// fromDriver turns a driver error into what the agent reads. acting says
+// whether an action may have reached the phone.
+func fromDriver(device string, err error, acting bool) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := AsError(err); ok {
+		return e
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		if acting {
+			return Errorf(CodeUncertain, "the call was cancelled while the action ran on %s: it may or may not have happened; observe before repeating", device)
+		}
+		return err
+	case errors.Is(err, sdk.ErrInvalidArgument):
+		return Errorf(CodeInvalidArgument, "%s", driverMessage(err))
+	case errors.Is(err, sdk.ErrLocked):
+		return Errorf(CodeDeviceLocked, "%s is locked; ask the person to unlock it with phone_ask_person", device)
+	case errors.Is(err, sdk.ErrScreenOff):
+		return Errorf(CodeDeviceLocked, "the screen of %s is off; press the wake key with phone_key, or ask the person", device)
+	case errors.Is(err, sdk.ErrAppNotFound):
+		return Errorf(CodeNotFound, "%s; phone_apps lists the apps", driverMessage(err))
+	case errors.Is(err, sdk.ErrFileNotFound):
+		return Errorf(CodeNotFound, "%s; phone_files lists the folder", driverMessage(err))
+	case errors.Is(err, sdk.ErrUnsupported):
+		return Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrDriverGone), errors.Is(err, sdk.ErrDeviceOffline), errors.Is(err, sdk.ErrTimeout):
+		if acting {
+			return Errorf(CodeUncertain, "%s went away while the action ran: it may or may not have happened; observe before repeating", device)
+		}
+		if errors.Is(err, sdk.ErrDriverGone) {
+			return Errorf(CodeDriverRestarting, "the driver of %s is restarting; try again in a few seconds", device)
+		}
+		return Errorf(CodeDeviceOffline, "%s is offline; wait, then observe", device)
+	case errors.Is(err, sdk.ErrDeviceNotFound):
+		return Errorf(CodeDeviceOffline, "%s is not listed by its driver now; wait, then observe", device)
+	}
+	if acting {
+		return Errorf(CodeUncertain, "the driver of %s failed during the action: it may or may not have happened; observe before repeating", device)
+	}
+	return err
+}
+
+// driverMessage is the driver's sentence without the category suffix.
+func driverMessage(err error) string {
+	msg := err.Error()
+	if c := sdk.Category(err); c != nil {
+		msg = strings.TrimSuffix(msg, ": "+c.Error())
+	}
+	return msg
+}

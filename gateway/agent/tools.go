@@ -1,0 +1,269 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/history"
+)
+
+// maxWait caps phone_wait_for.
+const maxWait = 60 * time.Second
+
+// Apps lists the apps the agent may launch: all of them, or the task's list.
+func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
+	started := time.Now()
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{"device": device}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_apps", args, started, err, "")
+	}
+	lister, ok := drv.(sdk.AppLister)
+	if !ok {
+		return nil, s.record(ctx, l, "phone_apps", args, started, Errorf(CodeUnsupported, "%s cannot list its apps", device), "")
+	}
+	apps, err := lister.ListApps(ctx, device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_apps", args, started, fromDriver(device, err, false), "")
+	}
+	var out []App
+	for _, a := range apps {
+		if len(l.apps) == 0 || inList(l.apps, a.ID, a.Label) {
+			out = append(out, App{ID: a.ID, Label: a.Label})
+		}
+	}
+	s.recordOK(ctx, l, "phone_apps", args, started, fmt.Sprintf("%d apps", len(out)))
+	return out, nil
+}
+
+func inList(list []string, id, label string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, id) || strings.EqualFold(x, label) {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitFor reads the screen until a text or ref shows (or goes), up to a
+// capped timeout, with progress.
+func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, progress Progress) (*Observation, error) {
+	started := time.Now()
+	args := map[string]any{"device": device, "text": req.Text, "ref": req.Ref, "gone": req.Gone, "timeout_ms": req.Timeout.Milliseconds()}
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	if (req.Text == "") == (req.Ref == 0) {
+		return nil, s.record(ctx, l, "phone_wait_for", args, started, Errorf(CodeInvalidArgument, "give either text or ref"), "")
+	}
+	timeout := min(max(req.Timeout, time.Second), maxWait)
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
+	}
+	p := s.m.phone(device)
+	deadline := time.Now().Add(timeout)
+	for {
+		v, err := s.read(ctx, drv, p, device)
+		if err != nil {
+			return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
+		}
+		var found bool
+		if req.Ref != 0 {
+			_, ferr := v.ByRef(req.Ref)
+			found = ferr == nil
+		} else {
+			_, ferr := v.ByText(req.Text, 1)
+			found = ferr == nil
+		}
+		if found != req.Gone {
+			obs := s.show(l, v, false)
+			obs.Settled = true
+			obs.Step = s.recordOK(ctx, l, "phone_wait_for", args, started, obs.Text)
+			return obs, nil
+		}
+		if time.Now().After(deadline) {
+			what := fmt.Sprintf("%q", req.Text)
+			if req.Ref != 0 {
+				what = fmt.Sprintf("[%d]", req.Ref)
+			}
+			verb := "did not show"
+			if req.Gone {
+				verb = "is still there"
+			}
+			err := Errorf(CodeTimeout, "%s %s within %s; observe to see the screen, then wait again or act", what, verb, timeout)
+			return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
+		}
+		if progress != nil {
+			progress(time.Since(started).Seconds(), timeout.Seconds(), "waiting")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, s.record(ctx, l, "phone_wait_for", args, started, Errorf(CodeTimeout, "the wait was cancelled"), "")
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// Notifications lists the phone's notifications.
+func (s *Session) Notifications(ctx context.Context, device string) ([]Notification, error) {
+	started := time.Now()
+	args := map[string]any{"device": device}
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_notifications", args, started, err, "")
+	}
+	nl, ok := drv.(sdk.NotificationLister)
+	if !ok {
+		return nil, s.record(ctx, l, "phone_notifications", args, started, Errorf(CodeUnsupported, "%s cannot list notifications", device), "")
+	}
+	ns, err := nl.ListNotifications(ctx, device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_notifications", args, started, fromDriver(device, err, false), "")
+	}
+	out := make([]Notification, len(ns))
+	for i, n := range ns {
+		out[i] = Notification{App: n.AppID, Title: n.Title, Text: n.Text, Time: n.Posted}
+	}
+	s.recordOK(ctx, l, "phone_notifications", args, started, fmt.Sprintf("%d notifications", len(out)))
+	return out, nil
+}
+
+// Files lists a folder of the phone's Pinky folder.
+func (s *Session) Files(ctx context.Context, device, path string) ([]File, error) {
+	started := time.Now()
+	args := map[string]any{"device": device, "path": path}
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_files", args, started, err, "")
+	}
+	f, ok := drv.(sdk.Filer)
+	if !ok {
+		return nil, s.record(ctx, l, "phone_files", args, started, Errorf(CodeUnsupported, "%s has no Pinky folder", device), "")
+	}
+	fs, err := f.ListFiles(ctx, device, path)
+	if err != nil {
+		return nil, s.record(ctx, l, "phone_files", args, started, fromDriver(device, err, false), "")
+	}
+	out := make([]File, len(fs))
+	for i, fi := range fs {
+		out[i] = File{Name: fi.Name, Size: fi.Size, Dir: fi.Dir, Modified: fi.Modified}
+	}
+	s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("%d entries", len(out)))
+	return out, nil
+}
+
+// Upload writes a file into the phone's Pinky folder.
+func (s *Session) Upload(ctx context.Context, device, path string, data []byte) (int64, error) {
+	started := time.Now()
+	args := map[string]any{"device": device, "path": path, "bytes": len(data)}
+	l, err := s.hold(device)
+	if err != nil {
+		return 0, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return 0, s.record(ctx, l, "phone_upload", args, started, err, "")
+	}
+	f, ok := drv.(sdk.Filer)
+	if !ok {
+		return 0, s.record(ctx, l, "phone_upload", args, started, Errorf(CodeUnsupported, "%s has no Pinky folder", device), "")
+	}
+	n, err := f.PushFile(ctx, device, path, bytes.NewReader(data))
+	if err != nil {
+		return 0, s.record(ctx, l, "phone_upload", args, started, fromDriver(device, err, true), "")
+	}
+	s.recordOK(ctx, l, "phone_upload", args, started, fmt.Sprintf("wrote %d bytes to %s", n, path))
+	return n, nil
+}
+
+// AskPerson hands the phone to the person and waits until they hand it
+// back (pinky hand-back DEVICE), then returns the whole screen.
+func (s *Session) AskPerson(ctx context.Context, device, message string, progress Progress) (*Observation, error) {
+	started := time.Now()
+	args := map[string]any{"device": device, "message": message}
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(message) == "" {
+		return nil, s.record(ctx, l, "phone_ask_person", args, started, Errorf(CodeInvalidArgument, "message is required: tell the person what you need them to do"), "")
+	}
+	m := s.m
+	back := make(chan struct{})
+	m.mu.Lock()
+	m.withHand[device] = back
+	m.mu.Unlock()
+	m.log.Warn("an agent asks for the person", "device", device, "agent", s.client.Name, "message", message)
+	defer func() {
+		m.mu.Lock()
+		if m.withHand[device] == back {
+			delete(m.withHand, device)
+		}
+		m.mu.Unlock()
+	}()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-back:
+			s.m.mu.Lock()
+			l.lastUsed = time.Now()
+			s.m.mu.Unlock()
+			return s.observe(ctx, device, "phone_ask_person", args, true, false)
+		case <-ctx.Done():
+			return nil, s.record(ctx, l, "phone_ask_person", args, started, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"), "")
+		case <-tick.C:
+			s.m.mu.Lock()
+			l.lastUsed = time.Now() // waiting for the person is not idling
+			s.m.mu.Unlock()
+			if progress != nil {
+				progress(time.Since(started).Seconds(), 0, "waiting for the person to hand the phone back")
+			}
+		}
+	}
+}
+
+// Approval waits on a pending approval. None exist until the policy asks
+// for them.
+func (s *Session) Approval(ctx context.Context, id string, progress Progress) (*Observation, error) {
+	return nil, Errorf(CodeNotFound, "there is no pending approval %q", id)
+}
+
+// shoot takes the step's screenshot in the background and files it as the
+// step's "after". A step's "before" is the previous step's "after": the
+// screen does not change between two steps of one agent on a leased phone.
+func (s *Session) shoot(l *lease, stepID string) {
+	m := s.m
+	go func() {
+		drv, _, err := m.cfg.Drivers.DriverForDevice(l.device)
+		if err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: l.device, Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 70})
+		if err != nil {
+			m.log.Debug("step screenshot", "device", l.device, "err", err)
+			return
+		}
+		m.cfg.Media.Save(history.Shot{TaskID: l.taskID, StepID: stepID, Kind: history.KindAfter, JPEG: img.Data, Width: img.Width, Height: img.Height})
+	}()
+}

@@ -1,0 +1,118 @@
+// Package agent is the agent's side of the gateway: sessions (one per MCP
+// connection), leases on phones with the task they serve, and the one
+// pipeline every acting tool passes: lease and scope → policy and approval
+// → execute through the driver → settle → read and diff → record.
+package agent
+
+import "time"
+
+// Client names the agent program, from MCP's clientInfo.
+type Client struct {
+	Name    string
+	Version string
+}
+
+// Phone is a phone as an agent sees it in phone_list.
+type Phone struct {
+	ID       string `json:"id"`
+	Name     string `json:"name,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Platform string `json:"platform"`
+	Online   bool   `json:"online"`
+	Locked   bool   `json:"locked"`
+	// Lease is who holds the phone; nil when it is free.
+	Lease *LeaseInfo `json:"lease,omitempty"`
+}
+
+// LeaseInfo says who holds a phone and for what.
+type LeaseInfo struct {
+	Agent  string    `json:"agent"`
+	Task   string    `json:"task"`
+	Yours  bool      `json:"yours"`
+	Since  time.Time `json:"since"`
+	TaskID string    `json:"task_id,omitempty"` // only for the holder
+}
+
+// ConnectRequest leases a phone for a task.
+type ConnectRequest struct {
+	Device string   // empty: the only free online phone
+	Task   string   // REQUIRED: what the agent is doing, shown to the person
+	Apps   []string // OPTIONAL: the only apps the task may use
+}
+
+// Target says which element or point an action aims at. Exactly one of
+// Ref, Text and Point is set.
+type Target struct {
+	Ref        int    // a ref from the last read, e.g. 12 for [12]
+	Text       string // visible text or description of the element
+	Occurrence int    // 1-based, when Text matches several elements; 0 means it must be unique
+	X, Y       int
+	HasPoint   bool
+}
+
+// Action is one acting tool call.
+type Action struct {
+	Kind      string // tap, long_press, swipe, scroll, type, key, launch, stop, open_url
+	Target    Target // tap, long_press; type (optional: the field); scroll (optional: the container)
+	To        Target // swipe: where the finger ends; Target is where it starts
+	Duration  time.Duration
+	Direction string // scroll: up, down, left, right
+	Until     string // scroll: keep scrolling until this text shows (bounded)
+	Text      string // type
+	Replace   bool   // type
+	Submit    bool   // type
+	Key       string // key
+	App       string // launch, stop: app id or label
+	URL       string // open_url
+}
+
+// Observation is what an agent reads after a read or an action.
+type Observation struct {
+	Device string `json:"device"`
+	// Text is the compact screen: the whole screen, or after an action only
+	// what changed (Full says which).
+	Text string `json:"text"`
+	Full bool   `json:"full"`
+	// App is the app in front; Locked the lock state.
+	App    string `json:"app"`
+	Locked bool   `json:"locked"`
+	// Settled is false when the screen was still changing at the 3 s cap.
+	Settled bool `json:"settled"`
+	// Screenshot is a JPEG when asked for.
+	Screenshot []byte `json:"-"`
+	// Step is the history step recorded for this call.
+	Step string `json:"step,omitempty"`
+}
+
+// Progress reports that a waiting call is still waiting; nil is allowed.
+type Progress func(done, total float64, message string)
+
+// App is an installed app an agent may launch.
+type App struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// WaitRequest waits for a text or a ref to appear or go.
+type WaitRequest struct {
+	Text    string
+	Ref     int
+	Gone    bool          // wait until it is gone rather than shown
+	Timeout time.Duration // capped at 60 s
+}
+
+// Notification is one notification on a phone.
+type Notification struct {
+	App   string    `json:"app"`
+	Title string    `json:"title"`
+	Text  string    `json:"text"`
+	Time  time.Time `json:"time,omitzero"`
+}
+
+// File is an entry of the phone's Pinky folder.
+type File struct {
+	Name     string    `json:"name"`
+	Size     int64     `json:"size"`
+	Dir      bool      `json:"dir"`
+	Modified time.Time `json:"modified,omitzero"`
+}
