@@ -65,8 +65,8 @@ type Manager struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	leases   map[string]*lease  // by device id
-	phones   map[string]*phone  // by device id, created on first use
+	leases   map[string]*lease // by device id
+	phones   map[string]*phone // by device id, created on first use
 	sessions map[string]*Session
 	offline  map[string]time.Time // devices offline since
 	withHand map[string]chan struct{}
