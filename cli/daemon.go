@@ -115,6 +115,8 @@ func newStatusCmd() *cobra.Command {
 			printDrivers(w, st.Drivers)
 			fmt.Fprintln(w)
 			printDevices(w, st.Devices)
+			fmt.Fprintln(w)
+			printLeases(w, st.Leases)
 			return nil
 		},
 	}

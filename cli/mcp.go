@@ -80,7 +80,27 @@ func bridge(ctx context.Context, in io.Reader, out, errw io.Writer) error {
 			}
 		}
 	}
+	// The host closed stdin: answer what it still waits for, then end
+	// (closing the connection ends the agent's session and its leases).
+	b.drain()
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
 	return nil
+}
+
+// drain waits until every forwarded request has its answer, or the
+// daemon is gone.
+func (b *bridger) drain() {
+	for {
+		b.mu.Lock()
+		done := len(b.pending) == 0 || b.down != nil
+		b.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 type bridger struct {
@@ -89,6 +109,7 @@ type bridger struct {
 	mu        sync.Mutex
 	pending   map[string]json.RawMessage
 	down      error
+	closing   bool // this side is closing the connection: its end is no loss
 }
 
 // fromDaemon copies the daemon's lines to stdout until it goes away.
@@ -121,7 +142,7 @@ func (b *bridger) fromDaemon(conn net.Conn) {
 // lost answers every pending request with an error; later ones get one too.
 func (b *bridger) lost(err error) {
 	b.mu.Lock()
-	if b.down != nil {
+	if b.down != nil || b.closing {
 		b.mu.Unlock()
 		return
 	}

@@ -10,13 +10,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
 // Version is the gateway's version, set at build time with -ldflags.
@@ -46,6 +51,9 @@ type Gateway struct {
 	lock    *home.Lock
 	host    *driverhost.Host
 	api     *api.Server
+	store   history.Store
+	media   *history.MediaWriter
+	agents  *agent.Manager
 	started time.Time
 	stop    chan struct{}
 }
@@ -82,7 +90,20 @@ func New(cfg Config) (*Gateway, error) {
 		}
 		dc.Env[SimDriver] = append(dc.Env[SimDriver], "PINKY_SIM_WORLD="+cfg.SimWorld)
 	}
-	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), stop: make(chan struct{})}
+	store, err := history.Open(cfg.Dirs.Database())
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	// Tasks left open by a daemon that died cannot go on: end them.
+	if n, err := store.CloseOpen(context.Background(), time.Now(), "daemon_restarted"); err != nil {
+		log.Error("closing the tasks of the last run", "err", err)
+	} else if n > 0 {
+		log.Warn("ended the tasks the last daemon left open", "tasks", n)
+	}
+	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, stop: make(chan struct{})}
+	g.media = history.NewMediaWriter(store, cfg.Dirs.Media(), history.MediaOptions{Logger: log})
+	g.agents = agent.NewManager(agent.Config{Drivers: g.host, Store: store, Media: g.media, Logger: log})
 	g.routes()
 	return g, nil
 }
@@ -100,16 +121,30 @@ func with(m map[string]bool, k string) map[string]bool {
 // the lock.
 func (g *Gateway) Run(ctx context.Context) error {
 	defer g.lock.Release()
+	defer g.store.Close()
+	defer g.media.Close()
 	g.started = time.Now()
 	if err := g.host.Start(ctx); err != nil {
 		return err
 	}
 	defer g.host.Stop()
+	actx, stopAgents := context.WithCancel(context.Background())
+	agentsDone := make(chan struct{})
+	go func() { g.agents.Run(actx); close(agentsDone) }()
+	defer func() { stopAgents(); <-agentsDone }()
 	if err := g.api.Listen(g.cfg.Dirs.Socket()); err != nil {
 		return fmt.Errorf("local API: %w", err)
 	}
 	defer os.Remove(g.cfg.Dirs.Socket())
 	defer g.api.Close()
+	mlis, err := api.ListenPrivate(g.cfg.Dirs.MCPSocket(), g.log)
+	if err != nil {
+		return fmt.Errorf("MCP socket: %w", err)
+	}
+	defer os.Remove(g.cfg.Dirs.MCPSocket())
+	mcpDone := make(chan struct{})
+	go func() { g.serveMCP(actx, mlis); close(mcpDone) }()
+	defer func() { mlis.Close(); stopAgents(); <-mcpDone }()
 	g.log.Info("pinky daemon ready", "pid", os.Getpid(), "home", g.cfg.Dirs.Home, "socket", g.cfg.Dirs.Socket(), "drivers", len(g.host.Drivers()))
 	select {
 	case <-ctx.Done():
@@ -119,6 +154,47 @@ func (g *Gateway) Run(ctx context.Context) error {
 	return nil
 }
 
+// serveMCP serves one MCP session per connection on the MCP socket (what
+// `pinky mcp` bridges an agent host to), until the listener closes. It
+// returns once every connection has ended.
+func (g *Gateway) serveMCP(ctx context.Context, lis net.Listener) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := lis.Accept()
+		if err != nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			// A stopping daemon ends its connections; the bridge answers what
+			// was in flight.
+			stop := context.AfterFunc(ctx, func() { conn.Close() })
+			defer stop()
+			sess, err := g.agents.Open(ctx, agent.Client{}, "stdio")
+			if err != nil {
+				g.log.Error("opening an agent session", "err", err)
+				return
+			}
+			defer sess.Close()
+			opts := mcpserver.Options{
+				Version: Version, Logger: g.log,
+				OnInitialize: func(ctx context.Context, c agent.Client) {
+					if err := sess.SetClient(ctx, c); err != nil {
+						g.log.Error("recording an agent", "err", err)
+					}
+					g.log.Info("agent connected", "agent", c.Name, "version", c.Version, "session", sess.ID())
+				},
+			}
+			if err := mcpserver.ServeStream(ctx, sess, conn, conn, opts); err != nil && ctx.Err() == nil {
+				g.log.Warn("MCP session ended", "session", sess.ID(), "err", err)
+			}
+		}()
+	}
+}
+
 // Host is the driver host, for wiring the later parts of the gateway.
 func (g *Gateway) Host() *driverhost.Host { return g.host }
 
@@ -126,7 +202,7 @@ func (g *Gateway) routes() {
 	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
 		return api.Status{
 			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(),
-			Started: g.started, Drivers: g.drivers(), Devices: g.devices(),
+			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(),
 		}, nil
 	})
 	g.api.Handle(api.MethodDrivers, func(context.Context, json.RawMessage) (any, error) { return g.drivers(), nil })
@@ -164,6 +240,47 @@ func (g *Gateway) routes() {
 		defer cancel()
 		return drv.Screen(ctx, d.Device, 0)
 	})
+	g.api.Handle(api.MethodTasks, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var f api.TaskFilter
+		if err := api.Params(p, &f); err != nil {
+			return nil, err
+		}
+		ts, err := g.store.Tasks(ctx, history.TaskFilter{Device: f.Device, Limit: f.Limit})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]api.Task, len(ts))
+		for i, t := range ts {
+			out[i] = apiTask(t)
+		}
+		return out, nil
+	})
+	g.api.Handle(api.MethodTask, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var id api.TaskID
+		if err := api.Params(p, &id); err != nil {
+			return nil, err
+		}
+		t, steps, err := g.store.Task(ctx, id.ID)
+		if err != nil {
+			return nil, err
+		}
+		out := api.TaskDetail{Task: apiTask(t)}
+		for _, s := range steps {
+			out.StepList = append(out.StepList, api.Step{
+				Seq: s.Seq, Tool: s.Tool, Args: json.RawMessage(s.Args), Outcome: s.Outcome, Message: s.Message,
+				Diff: s.Diff, StartedAt: s.StartedAt, DurationMS: s.Duration.Milliseconds(), Before: s.Before, After: s.After,
+			})
+		}
+		return out, nil
+	})
+	g.api.Handle(api.MethodLeases, func(context.Context, json.RawMessage) (any, error) { return g.agents.Leases(), nil })
+	g.api.Handle(api.MethodHandBack, func(_ context.Context, p json.RawMessage) (any, error) {
+		var d api.DeviceParams
+		if err := api.Params(p, &d); err != nil {
+			return nil, err
+		}
+		return nil, g.agents.HandBack(d.Device)
+	})
 	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
 		select {
 		case <-g.stop:
@@ -172,6 +289,14 @@ func (g *Gateway) routes() {
 		}
 		return nil, nil
 	})
+}
+
+func apiTask(t history.TaskSummary) api.Task {
+	return api.Task{
+		ID: t.ID, Agent: t.AgentName, AgentVersion: t.AgentVersion, Device: t.DeviceID, DeviceName: t.DeviceName,
+		Text: t.Text, Apps: t.Apps, StartedAt: t.StartedAt, EndedAt: t.EndedAt, Outcome: t.Outcome, Steps: t.Steps,
+		LastOutcome: t.LastOutcome,
+	}
 }
 
 func (g *Gateway) driver(name string) (api.Driver, error) {

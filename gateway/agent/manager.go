@@ -197,16 +197,15 @@ func (m *Manager) phone(id string) *phone {
 	return p
 }
 
-// Open starts the session of a newly connected agent.
+// Open starts the session of a newly connected agent. The client may be
+// unknown until MCP's initialize names it (SetClient); the session enters
+// the history with its agent then, or at its first lease.
 func (m *Manager) Open(ctx context.Context, client Client, transport string) (*Session, error) {
-	now := time.Now()
-	s := &Session{m: m, id: newID("s"), client: client, transport: transport, started: now}
-	s.agentID = client.Name + "@" + client.Version
-	if err := m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: client.Name, Version: client.Version, FirstSeen: now, LastSeen: now}); err != nil {
-		return nil, fmt.Errorf("recording the agent: %w", err)
-	}
-	if err := m.cfg.Store.StartSession(ctx, history.Session{ID: s.id, AgentID: s.agentID, Transport: transport, StartedAt: now}); err != nil {
-		return nil, fmt.Errorf("recording the session: %w", err)
+	s := &Session{m: m, id: newID("s"), client: client, transport: transport, started: time.Now()}
+	if client.Name != "" {
+		if err := s.SetClient(ctx, client); err != nil {
+			return nil, err
+		}
 	}
 	m.mu.Lock()
 	m.sessions[s.id] = s

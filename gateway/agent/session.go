@@ -22,6 +22,7 @@ type Session struct {
 	client    Client
 	transport string
 	started   time.Time
+	recorded  bool // the session is in the history; guarded by Manager.mu
 }
 
 // ID is the session's id in the history.
@@ -31,14 +32,27 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Client() Client { return s.client }
 
 // SetClient records the agent's name and version once MCP's initialize
-// has told them.
+// has told them, and the session with them.
 func (s *Session) SetClient(ctx context.Context, c Client) error {
+	if c.Name == "" {
+		c.Name = "unknown agent"
+	}
 	now := time.Now()
 	s.m.mu.Lock()
 	s.client = c
 	s.agentID = c.Name + "@" + c.Version
+	first := !s.recorded
+	s.recorded = true
 	s.m.mu.Unlock()
-	return s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now})
+	if err := s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now}); err != nil {
+		return fmt.Errorf("recording the agent: %w", err)
+	}
+	if first {
+		if err := s.m.cfg.Store.StartSession(ctx, history.Session{ID: s.id, AgentID: s.agentID, Transport: s.transport, StartedAt: s.started}); err != nil {
+			return fmt.Errorf("recording the session: %w", err)
+		}
+	}
+	return nil
 }
 
 // Close ends the session and the leases it holds.
@@ -56,6 +70,12 @@ func (s *Session) Close() {
 	m.mu.Unlock()
 	for _, l := range ended {
 		m.endTask(l, "session_closed")
+	}
+	m.mu.Lock()
+	recorded := s.recorded
+	m.mu.Unlock()
+	if !recorded {
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -95,6 +115,14 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	task := strings.TrimSpace(req.Task)
 	if task == "" {
 		return nil, Errorf(CodeInvalidArgument, "task is required: say in a sentence what you are doing on the phone; the person sees it")
+	}
+	m.mu.Lock()
+	recorded, client := s.recorded, s.client
+	m.mu.Unlock()
+	if !recorded {
+		if err := s.SetClient(ctx, client); err != nil {
+			return nil, err
+		}
 	}
 	device, err := s.pickDevice(req.Device)
 	if err != nil {

@@ -1,16 +1,25 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/agent"
+)
 
 // Methods of the control API. Params and results are the types below.
 const (
-	MethodStatus        = "status"          // → Status
-	MethodDrivers       = "drivers.list"    // → []Driver
-	MethodDriverRestart = "drivers.restart" // DriverName → Driver
-	MethodDriverAttach  = "drivers.attach"  // AttachParams → Driver
-	MethodDevices       = "devices.list"    // → []Device
-	MethodScreen        = "devices.screen"  // DeviceParams → Screen
-	MethodStop          = "daemon.stop"     // → {}
+	MethodStatus        = "status"           // → Status
+	MethodDrivers       = "drivers.list"     // → []Driver
+	MethodDriverRestart = "drivers.restart"  // DriverName → Driver
+	MethodDriverAttach  = "drivers.attach"   // AttachParams → Driver
+	MethodDevices       = "devices.list"     // → []Device
+	MethodScreen        = "devices.screen"   // DeviceParams → Screen
+	MethodStop          = "daemon.stop"      // → {}
+	MethodTasks         = "tasks.list"       // TaskFilter → []Task
+	MethodTask          = "tasks.show"       // TaskID → TaskDetail
+	MethodLeases        = "leases.list"      // → []agent.LeaseStatus
+	MethodHandBack      = "devices.handback" // DeviceParams → {}
 )
 
 // Driver is one driver's status.
@@ -47,13 +56,14 @@ type Device struct {
 
 // Status is the daemon's state at a glance.
 type Status struct {
-	Pid     int       `json:"pid"`
-	Version string    `json:"version"`
-	Home    string    `json:"home"`
-	Socket  string    `json:"socket"`
-	Started time.Time `json:"started"`
-	Drivers []Driver  `json:"drivers"`
-	Devices []Device  `json:"devices"`
+	Pid     int                 `json:"pid"`
+	Version string              `json:"version"`
+	Home    string              `json:"home"`
+	Socket  string              `json:"socket"`
+	Started time.Time           `json:"started"`
+	Drivers []Driver            `json:"drivers"`
+	Devices []Device            `json:"devices"`
+	Leases  []agent.LeaseStatus `json:"leases"`
 }
 
 // DriverName names a driver.
@@ -72,4 +82,51 @@ type AttachParams struct {
 // DeviceParams names a device.
 type DeviceParams struct {
 	Device string `json:"device"`
+}
+
+// TaskFilter selects tasks for MethodTasks.
+type TaskFilter struct {
+	Device string `json:"device,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// TaskID names a task.
+type TaskID struct {
+	ID string `json:"id"`
+}
+
+// Task is one agent task in the history.
+type Task struct {
+	ID           string    `json:"id"`
+	Agent        string    `json:"agent"`
+	AgentVersion string    `json:"agent_version"`
+	Device       string    `json:"device"`
+	DeviceName   string    `json:"device_name,omitempty"`
+	Text         string    `json:"text"`
+	Apps         []string  `json:"apps,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	EndedAt      time.Time `json:"ended_at,omitzero"`
+	Outcome      string    `json:"outcome,omitempty"`
+	Steps        int       `json:"steps"`
+	LastOutcome  string    `json:"last_outcome,omitempty"`
+}
+
+// TaskDetail is a task with its steps.
+type TaskDetail struct {
+	Task
+	StepList []Step `json:"step_list"`
+}
+
+// Step is one tool call of a task.
+type Step struct {
+	Seq        int             `json:"seq"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args"`
+	Outcome    string          `json:"outcome"`
+	Message    string          `json:"message,omitempty"`
+	Diff       string          `json:"diff,omitempty"`
+	StartedAt  time.Time       `json:"started_at"`
+	DurationMS int64           `json:"duration_ms"`
+	Before     string          `json:"before,omitempty"`
+	After      string          `json:"after,omitempty"`
 }

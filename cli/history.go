@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/gateway/api"
+)
+
+func newHistoryCmd() *cobra.Command {
+	var asJSON bool
+	var f api.TaskFilter
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "List the agents' tasks: agent, device, task, start, end, steps, outcome",
+		Long: `List what agents did, newest first: one line per task (a task is what an
+agent said it would do on one phone, from connect to release). Use
+` + "`pinky history show TASK`" + ` for its steps.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var ts []api.Task
+			if err := call(cmd.Context(), api.MethodTasks, f, &ts); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), ts)
+			}
+			printTasks(cmd.OutOrStdout(), ts)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	cmd.Flags().StringVar(&f.Device, "device", "", "only the tasks on this device")
+	cmd.Flags().IntVar(&f.Limit, "limit", 50, "at most this many tasks")
+	cmd.AddCommand(newHistoryShowCmd())
+	return cmd
+}
+
+func newHistoryShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show TASK",
+		Short: "Print a task's steps: each tool call, its outcome and what the agent saw",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var t api.TaskDetail
+			if err := call(cmd.Context(), api.MethodTask, api.TaskID{ID: args[0]}, &t); err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), t)
+			}
+			printTask(cmd.OutOrStdout(), t)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	return cmd
+}
+
+func newHandBackCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "hand-back DEVICE",
+		Short: "Give a phone back to the agent that asked for your help",
+		Long: `When an agent hands you a phone with phone_ask_person ("please sign in"),
+do what it asked on the phone, then run this: the agent goes on.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := call(cmd.Context(), api.MethodHandBack, api.DeviceParams{Device: args[0]}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "handed %s back to the agent\n", args[0])
+			return nil
+		},
+	}
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func printTasks(w io.Writer, ts []api.Task) {
+	if len(ts) == 0 {
+		fmt.Fprintln(w, "no tasks yet")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tAGENT\tDEVICE\tSTARTED\tENDED\tSTEPS\tOUTCOME\tWHAT")
+	for _, t := range ts {
+		outcome := t.Outcome
+		if outcome == "" {
+			outcome = "running"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Agent, t.Device, when(t.StartedAt), when(t.EndedAt), t.Steps, outcome, clip(t.Text, 60))
+	}
+	tw.Flush()
+}
+
+func printTask(w io.Writer, t api.TaskDetail) {
+	outcome := t.Outcome
+	if outcome == "" {
+		outcome = "running"
+	}
+	fmt.Fprintf(w, "task %s: %q\nagent %s %s on %s · %s → %s · %s · %d steps\n", t.ID, t.Text, t.Agent, t.AgentVersion,
+		t.Device, when(t.StartedAt), when(t.EndedAt), outcome, t.Steps)
+	if len(t.Apps) > 0 {
+		fmt.Fprintf(w, "apps: %s\n", strings.Join(t.Apps, ", "))
+	}
+	for _, s := range t.StepList {
+		fmt.Fprintf(w, "\n#%d %s %s  %s  %dms\n", s.Seq, s.StartedAt.Local().Format("15:04:05"), s.Tool, string(s.Args), s.DurationMS)
+		if s.Outcome != "ok" {
+			fmt.Fprintf(w, "   %s: %s\n", s.Outcome, s.Message)
+		}
+		for _, l := range strings.Split(strings.TrimRight(s.Diff, "\n"), "\n") {
+			if l != "" {
+				fmt.Fprintf(w, "   │ %s\n", l)
+			}
+		}
+	}
+}
+
+func printLeases(w io.Writer, ls []agent.LeaseStatus) {
+	if len(ls) == 0 {
+		fmt.Fprintln(w, "no leases")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEVICE\tAGENT\tSINCE\tSTEPS\tTASK")
+	for _, l := range ls {
+		task := clip(l.Task, 60)
+		if l.WithPerson {
+			task += "  (waiting for you: pinky hand-back " + l.Device + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", l.Device, l.Agent, when(l.Since), l.Steps, task)
+	}
+	tw.Flush()
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

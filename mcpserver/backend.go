@@ -1,0 +1,46 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/pinky-gateway/pinky/gateway/agent"
+)
+
+// Session is the gateway's agent side for one MCP session: what the tools
+// call. Failures an agent should react to are *agent.Error (a code and a
+// sentence for a model); any other error is an infrastructure fault.
+type Session interface {
+	// Phones lists the phones the agent may see, with who holds each.
+	Phones(ctx context.Context) ([]agent.Phone, error)
+	// Connect leases a phone for a task and returns its whole screen.
+	Connect(ctx context.Context, req agent.ConnectRequest) (*agent.Observation, error)
+	// Release ends the lease (and its task).
+	Release(ctx context.Context, device string) error
+	// Observe reads the screen: what changed since the agent's last read,
+	// or the whole screen with full; a JPEG screenshot with screenshot.
+	Observe(ctx context.Context, device string, full, screenshot bool) (*agent.Observation, error)
+	// Act runs one action through the pipeline and returns what changed.
+	Act(ctx context.Context, device string, a agent.Action, progress agent.Progress) (*agent.Observation, error)
+	// Apps lists the apps the agent may launch.
+	Apps(ctx context.Context, device string) ([]agent.App, error)
+	// WaitFor waits until a text or ref shows (or goes), up to a capped timeout.
+	WaitFor(ctx context.Context, device string, req agent.WaitRequest, progress agent.Progress) (*agent.Observation, error)
+	// Notifications lists the phone's notifications.
+	Notifications(ctx context.Context, device string) ([]agent.Notification, error)
+	// Files lists a folder of the phone's Pinky folder.
+	Files(ctx context.Context, device, path string) ([]agent.File, error)
+	// Upload writes a file into the phone's Pinky folder.
+	Upload(ctx context.Context, device, path string, data []byte) (int64, error)
+	// AskPerson hands the phone to the person with a message and waits
+	// until they hand it back; then it returns the screen.
+	AskPerson(ctx context.Context, device, message string, progress agent.Progress) (*agent.Observation, error)
+	// Approval waits on a pending approval and returns the outcome of the
+	// approved action.
+	Approval(ctx context.Context, id string, progress agent.Progress) (*agent.Observation, error)
+}
+
+// Sessions finds the agent session of a tool call. Over stdio there is one
+// per connection; over HTTP, one per MCP session id.
+type Sessions interface {
+	Session(ctx context.Context) (Session, error)
+}

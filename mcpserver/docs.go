@@ -1,0 +1,144 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pinky-gateway/pinky/gateway/agent"
+)
+
+// codeDocs says what each error code means to an agent, for docs/mcp.md.
+var codeDocs = []struct {
+	code agent.Code
+	doc  string
+}{
+	{agent.CodeInvalidArgument, "An argument is missing, of the wrong type, out of range or unknown; the text names it. Fix the call."},
+	{agent.CodeNotFound, "No such phone, app, file or approval. Check the id with phone_list, phone_apps or phone_files."},
+	{agent.CodeLeaseHeld, "Another agent holds the phone for its task. Pick another phone with phone_list, or wait."},
+	{agent.CodeNotLeased, "You have not connected to this phone (or your lease ended). Call phone_connect first."},
+	{agent.CodeDeviceOffline, "The phone is not reachable. Try later or pick another phone."},
+	{agent.CodeDriverRestarting, "The phone's driver is restarting. Wait a few seconds and try again."},
+	{agent.CodeDeviceLocked, "The phone is locked and Pinky could not unlock it. Ask the person with phone_ask_person."},
+	{agent.CodeUncertain, "The action's outcome is unknown: it may or may not have happened. Observe before repeating it."},
+	{agent.CodeUnsupported, "This phone or its driver cannot do that. Do it another way."},
+	{agent.CodeTimeout, "What you waited for did not happen in time. Observe, then decide."},
+	{agent.CodeInternal, "Pinky failed; the detail is in its log. Try again; if it keeps failing, tell the person."},
+}
+
+// Docs is the tool reference, docs/mcp.md, generated from the inventory.
+func Docs() string {
+	var b strings.Builder
+	b.WriteString("<!-- Generated from the mcpserver inventory by `UPDATE_GOLDEN=1 go test ./mcpserver/`. Do not edit. -->\n\n")
+	b.WriteString("# Pinky MCP tools\n\n")
+	b.WriteString("`pinky mcp` (stdio) and the daemon's Streamable HTTP endpoint serve these tools. ")
+	b.WriteString("How to use them well: [SKILL.md](SKILL.md). In read-only mode (`mcpserver.Options.ReadOnly`) only the tools marked read-only are offered.\n\n")
+	b.WriteString("| tool | what it does | read-only | destructive | idempotent | open world |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+	for _, t := range AllTools() {
+		a := t.Def.Annotations
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s | %s |\n", t.Def.Name, t.Def.Name, a.Title,
+			yesNo(a.ReadOnlyHint), yesNo(a.DestructiveHint), yesNo(a.IdempotentHint), yesNo(a.OpenWorldHint))
+	}
+	b.WriteString("\n## Results and errors\n\n")
+	b.WriteString("Tools that show the screen answer with one header line (`sim-android-1 · Messages · unlocked · changes since your last read`, ")
+	b.WriteString("or `sim-android-1 · whole screen`) and the screen text, plus the same as structured content ")
+	b.WriteString("(`device`, `text`, `full`, `app`, `locked`, `settled`, `step`); `phone_observe` with `screenshot` adds a JPEG image.\n\n")
+	b.WriteString("A failure the agent should react to is a tool result with `isError: true` whose text starts with a stable code, ")
+	b.WriteString("then a sentence saying what to do next, e.g. `lease_held: sim-android-1 is in use by \"Claude Code\" for the task \"book a table\". Pick another phone with phone_list, or wait.` ")
+	b.WriteString("An unknown tool is a JSON-RPC error. Acting tools may also answer with the policy's codes, such as `approval_pending` (then call `phone_approval`).\n\n")
+	b.WriteString("| code | meaning and what to do |\n| --- | --- |\n")
+	for _, c := range codeDocs {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", c.code, c.doc)
+	}
+	b.WriteString("\nLimits: the arguments of one call are at most 64 KiB (phone_upload: its file, up to 10 MiB, in base64), typed text at most 4096 characters, ")
+	b.WriteString("waits at most 60 000 ms, presses and swipes at most 10 000 ms. Calls that wait send `notifications/progress` when the request has a progress token, ")
+	b.WriteString("and stop when the client cancels them.\n")
+
+	for _, t := range AllTools() {
+		fmt.Fprintf(&b, "\n## %s\n\n", t.Def.Name)
+		fmt.Fprintf(&b, "**%s.** %s\n\n", t.Def.Annotations.Title, t.Def.Description)
+		if len(t.params) == 0 {
+			b.WriteString("No arguments.\n\n")
+		} else {
+			b.WriteString("| argument | type | required | description |\n| --- | --- | --- | --- |\n")
+			for _, p := range t.params {
+				writeParamRows(&b, "", p)
+			}
+			b.WriteByte('\n')
+		}
+		a := t.Def.Annotations
+		fmt.Fprintf(&b, "Annotations: readOnlyHint %s, destructiveHint %s, idempotentHint %s, openWorldHint %s.\n\n",
+			yesNo(a.ReadOnlyHint), yesNo(a.DestructiveHint), yesNo(a.IdempotentHint), yesNo(a.OpenWorldHint))
+		codes := make([]string, len(t.Codes))
+		for i, c := range t.Codes {
+			codes[i] = "`" + string(c) + "`"
+		}
+		fmt.Fprintf(&b, "Errors: %s.\n", strings.Join(codes, ", "))
+	}
+	return b.String()
+}
+
+func writeParamRows(b *strings.Builder, prefix string, p param) {
+	req := ""
+	if p.required {
+		req = "yes"
+	}
+	fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, p.name, p.typ, req, escapeCell(p.desc+limits(p)))
+	for _, c := range p.props {
+		writeParamRows(b, prefix+p.name+".", c)
+	}
+}
+
+// limits describes p's constraints in words for the docs.
+func limits(p param) string {
+	var parts []string
+	if len(p.enum) > 0 {
+		parts = append(parts, "one of "+strings.Join(quoteAll(p.enum), ", "))
+	}
+	if p.typ == "string" && len(p.enum) == 0 && p.pattern == nil {
+		switch {
+		case p.minLen > 0 && p.maxLen > 0:
+			parts = append(parts, fmt.Sprintf("%d to %d characters", p.minLen, p.maxLen))
+		case p.maxLen > 0:
+			parts = append(parts, fmt.Sprintf("at most %d characters", p.maxLen))
+		}
+	}
+	if p.pattern != nil {
+		parts = append(parts, "matches `"+p.pattern.String()+"`")
+	}
+	if p.min != nil && p.max != nil {
+		parts = append(parts, fmt.Sprintf("%d to %d", *p.min, *p.max))
+	}
+	if p.items != nil {
+		parts = append(parts, fmt.Sprintf("strings, each %d to %d characters", p.items.minLen, p.items.maxLen))
+	}
+	if p.maxItems > 0 {
+		parts = append(parts, fmt.Sprintf("at most %d items", p.maxItems))
+	}
+	if p.def != nil {
+		parts = append(parts, fmt.Sprintf("default %v", p.def))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = "`" + s + "`"
+	}
+	return out
+}
+
+func escapeCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func yesNo(b *bool) string {
+	if b != nil && *b {
+		return "yes"
+	}
+	return "no"
+}
