@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -150,4 +153,42 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func newUnlockCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "unlock DEVICE",
+		Short: "Unlock a phone with its PIN (read from stdin; never stored or logged)",
+		Long: `Unlock a phone's lock screen with its PIN, for example when an agent asked
+you to (phone_ask_person). The PIN is read from the first line of stdin so
+that it stays out of your shell history; it goes to the phone's driver and
+nowhere else.
+
+  pinky unlock sim-android-1        # then type the PIN and press Enter`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var line string
+			if f, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				fmt.Fprint(cmd.ErrOrStderr(), "PIN: ")
+				b, err := term.ReadPassword(int(f.Fd())) // not echoed
+				fmt.Fprintln(cmd.ErrOrStderr())
+				if err != nil {
+					return fmt.Errorf("reading the PIN: %w", err)
+				}
+				line = string(b)
+			} else {
+				var err error
+				line, err = bufio.NewReader(io.LimitReader(cmd.InOrStdin(), 64)).ReadString('\n')
+				if err != nil && line == "" {
+					return fmt.Errorf("reading the PIN from stdin: %w", err)
+				}
+			}
+			pin := strings.TrimSpace(line)
+			if err := call(cmd.Context(), api.MethodUnlock, api.UnlockParams{Device: args[0], PIN: pin}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "unlocked %s\n", args[0])
+			return nil
+		},
+	}
 }

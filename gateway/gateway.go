@@ -281,6 +281,7 @@ func (g *Gateway) routes() {
 		}
 		return nil, g.agents.HandBack(d.Device)
 	})
+	g.personRoutes()
 	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
 		select {
 		case <-g.stop:

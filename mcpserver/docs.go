@@ -22,6 +22,7 @@ var codeDocs = []struct {
 	{agent.CodeUncertain, "The action's outcome is unknown: it may or may not have happened. Observe before repeating it."},
 	{agent.CodeUnsupported, "This phone or its driver cannot do that. Do it another way."},
 	{agent.CodeTimeout, "What you waited for did not happen in time. Observe, then decide."},
+	{agent.CodeOutOfScope, "The task may only use the apps it named at phone_connect. Stay within them, or release and connect with a new task."},
 	{agent.CodeInternal, "Pinky failed; the detail is in its log. Try again; if it keeps failing, tell the person."},
 }
 

@@ -90,7 +90,7 @@ var (
 		agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked,
 		agent.CodeUnsupported, agent.CodeInternal,
 	}
-	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout)
+	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout, agent.CodeOutOfScope)
 )
 
 // observationOutput is the output schema of tools that return the screen.

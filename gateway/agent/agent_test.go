@@ -374,3 +374,27 @@ func TestAskPersonWaitsForHandBack(t *testing.T) {
 	_, err := s.AskPerson(cctx, "sim-android-1", "please unlock", nil)
 	wantCode(t, "cancelled ask", err, CodeTimeout)
 }
+
+func TestLaunchByLabelAndScope(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply", Apps: []string{"Messages"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "messages"}, nil)
+	if err != nil || !strings.Contains(obs.Text, "Ben Okafor") {
+		t.Fatalf("launch by label: %v, %+v", err, obs)
+	}
+	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Bank"}, nil)
+	wantCode(t, "launch outside the task's apps", err, CodeOutOfScope)
+	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Nonesuch"}, nil)
+	wantCode(t, "launch an unknown app", err, CodeNotFound)
+	apps, err := s.Apps(ctx, "sim-android-1")
+	if err != nil || len(apps) != 1 || apps[0].Label != "Messages" {
+		t.Errorf("apps of a scoped task: got %+v, %v; want only Messages", apps, err)
+	}
+}

@@ -21,6 +21,7 @@ const (
 	CodeUnsupported      Code = "unsupported"
 	CodeDeviceLocked     Code = "device_locked"
 	CodeTimeout          Code = "timeout"
+	CodeOutOfScope       Code = "out_of_scope"
 	CodeInternal         Code = "internal"
 )
 

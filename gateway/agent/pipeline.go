@@ -103,6 +103,13 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
 	}
+	if a.Kind == "launch" || a.Kind == "stop" {
+		id, err := s.appID(ctx, drv, l, a.App)
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+		a.App = id
+	}
 	actions, err := s.plan(view, a)
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
@@ -129,6 +136,35 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	obs.Settled = settled
 	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
 	return obs, nil
+}
+
+// appID resolves an app id or label to the id, and keeps a task to the
+// apps it named at connect.
+func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app string) (string, error) {
+	if app == "" {
+		return "", Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
+	}
+	id := app
+	if lister, ok := drv.(sdk.AppLister); ok {
+		apps, err := lister.ListApps(ctx, l.device)
+		if err != nil && !errors.Is(err, sdk.ErrUnsupported) {
+			return "", fromDriver(l.device, err, false)
+		}
+		found := false
+		for _, a := range apps {
+			if a.ID == app || strings.EqualFold(a.Label, app) {
+				id, found = a.ID, true
+				break
+			}
+		}
+		if !found && err == nil {
+			return "", Errorf(CodeNotFound, "no app %q on %s; phone_apps lists them", app, l.device)
+		}
+	}
+	if len(l.apps) > 0 && !inList(l.apps, id, app) {
+		return "", Errorf(CodeOutOfScope, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
+	}
+	return id, nil
 }
 
 // typesIntoPassword reports whether typing at target (or, without one,

@@ -20,6 +20,7 @@ const (
 	MethodTask          = "tasks.show"       // TaskID → TaskDetail
 	MethodLeases        = "leases.list"      // → []agent.LeaseStatus
 	MethodHandBack      = "devices.handback" // DeviceParams → {}
+	MethodUnlock        = "devices.unlock"   // UnlockParams → {}
 )
 
 // Driver is one driver's status.
@@ -129,4 +130,10 @@ type Step struct {
 	DurationMS int64           `json:"duration_ms"`
 	Before     string          `json:"before,omitempty"`
 	After      string          `json:"after,omitempty"`
+}
+
+// UnlockParams unlocks a phone with its PIN, for the person.
+type UnlockParams struct {
+	Device string `json:"device"`
+	PIN    string `json:"pin"`
 }

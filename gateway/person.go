@@ -1,0 +1,43 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/api"
+)
+
+// personRoutes registers the person's controls of a phone that are not
+// the agents' business: unlocking it with the PIN.
+func (g *Gateway) personRoutes() {
+	g.api.Handle(api.MethodUnlock, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var u api.UnlockParams
+		if err := api.Params(p, &u); err != nil {
+			return nil, err
+		}
+		drv, _, err := g.host.DriverForDevice(u.Device)
+		if err != nil {
+			return nil, err
+		}
+		un, ok := drv.(sdk.Unlocker)
+		if !ok {
+			return nil, fmt.Errorf("the driver of %s cannot unlock it", u.Device)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		// The PIN goes to the driver and nowhere else: not to the log, not
+		// to the history.
+		if err := un.Unlock(ctx, u.Device, u.PIN); err != nil {
+			if errors.Is(err, sdk.ErrWrongPIN) {
+				return nil, fmt.Errorf("wrong PIN for %s", u.Device)
+			}
+			return nil, err
+		}
+		g.log.Info("the person unlocked a phone", "device", u.Device)
+		return nil, nil
+	})
+}
