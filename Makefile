@@ -26,8 +26,8 @@ fmt-check: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-demo: build ## Start the virtual phones under the plugin host and show what a driver reports.
-	scripts/demo.sh
+demo: build ## Play an agent on the virtual phones over MCP, end to end, then show its history.
+	$(GO) run ./scripts/demo $(BIN)/pinky
 
 bench: build ## Run the benchmarks and print the figures BENCHMARKS.md reports.
 	scripts/bench.sh

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -195,40 +196,63 @@ func connectDaemon(ctx context.Context, errw io.Writer) (net.Conn, error) {
 	if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
 		return nil, err
 	}
-	if err := startDaemon(dirs); err != nil {
+	exited, err := startDaemon(dirs)
+	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintln(errw, "pinky mcp: started the pinky daemon; its log is", filepath.Join(dirs.Logs(), "daemon.log"))
+	logPath := filepath.Join(dirs.Logs(), "daemon.log")
+	fmt.Fprintln(errw, "pinky mcp: started the pinky daemon; its log is", logPath)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket())
 		if err == nil {
 			return conn, nil
 		}
+		select {
+		case <-exited:
+			// Another pinky mcp may have started one at the same moment:
+			// that daemon wins the lock and opens the socket.
+			if conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket()); err == nil {
+				return conn, nil
+			}
+			return nil, fmt.Errorf("the daemon exited at start; its log %s says why:\n%s", logPath, tail(logPath, 5))
+		default:
+		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the daemon did not open %s within 15 s; see %s", dirs.MCPSocket(), filepath.Join(dirs.Logs(), "daemon.log"))
+			return nil, fmt.Errorf("the daemon did not open %s within 15 s; see %s", dirs.MCPSocket(), logPath)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// tail returns the last n lines of a file, for an error message.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
 // startDaemon starts `pinky daemon` detached from this process, logging to
-// $PINKY_HOME/logs/daemon.log.
-func startDaemon(dirs home.Dirs) error {
+// $PINKY_HOME/logs/daemon.log. The channel closes if it exits while this
+// process runs.
+func startDaemon(dirs home.Dirs) (<-chan struct{}, error) {
 	if err := dirs.Ensure(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(dirs.Logs(), 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	logf, err := os.OpenFile(filepath.Join(dirs.Logs(), "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer logf.Close()
 	exe, err := os.Executable()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args := []string{"daemon"}
 	if os.Getenv("PINKY_SIM") == "1" {
@@ -238,8 +262,9 @@ func startDaemon(dirs home.Dirs) error {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the agent host's session
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the daemon: %w", err)
+		return nil, fmt.Errorf("starting the daemon: %w", err)
 	}
-	go cmd.Wait() //nolint:errcheck // reaps it if it exits while we run
-	return nil
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() //nolint:errcheck // reaps it if it exits while we run
+	return exited, nil
 }

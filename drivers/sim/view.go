@@ -111,6 +111,18 @@ func (v *view) scrollerAt(pt sdk.Point) *node {
 	return nil
 }
 
+// homeApp is the system app in front on the home or lock screen, as real
+// phones report it.
+func (p *phone) homeApp(locked bool) sdk.App {
+	switch {
+	case p.spec.Platform == sdk.PlatformIOS:
+		return sdk.App{ID: "com.apple.springboard", Label: "Home Screen", System: true}
+	case locked:
+		return sdk.App{ID: "com.android.systemui", Label: "System UI", System: true}
+	}
+	return sdk.App{ID: "com.google.android.apps.nexuslauncher", Label: "Pixel Launcher", System: true}
+}
+
 // view builds what the phone shows now. p.mu is held.
 func (p *phone) view() *view {
 	v := &view{}
@@ -132,6 +144,7 @@ func (p *phone) view() *view {
 	content := full
 	content.Top = p.px(statusBarDP)
 	if p.locked {
+		v.app = p.homeApp(true)
 		v.layers = append(v.layers, p.lockScreen(content))
 		return v
 	}
@@ -146,6 +159,7 @@ func (p *phone) view() *view {
 			v.layers = append(v.layers, p.appLayer(e, e.app.Screens[p.dialog], content, true))
 		}
 	} else {
+		v.app = p.homeApp(false)
 		v.layers = append(v.layers, p.launcher(content))
 	}
 	if p.anim != nil {

@@ -92,6 +92,10 @@ type lease struct {
 	lastUsed time.Time
 	seq      int          // steps recorded so far
 	last     *screen.View // the view the agent saw last
+	// parkKey and parkedUntil are set while the lease waits for its agent
+	// to come back in a new session (resume.go).
+	parkKey     string
+	parkedUntil time.Time
 }
 
 // NewManager returns a Manager; Run must run for leases to expire.
@@ -153,7 +157,8 @@ func (m *Manager) deviceEvent(ev driverhost.Event) {
 	}
 }
 
-// sweep ends leases idle for IdleTimeout or offline for OfflineGrace.
+// sweep ends leases idle for IdleTimeout or offline for OfflineGrace, and
+// parked leases whose agent did not come back within their grace.
 func (m *Manager) sweep(now time.Time) {
 	var ended []*lease
 	var outcomes []string
@@ -164,6 +169,8 @@ func (m *Manager) sweep(now time.Time) {
 			outcome = "offline"
 		} else if now.Sub(l.lastUsed) >= m.cfg.IdleTimeout {
 			outcome = "expired"
+		} else if l.parkExpired(now) {
+			outcome = "session_closed"
 		}
 		if outcome != "" {
 			delete(m.leases, id)
@@ -235,7 +242,7 @@ func (m *Manager) Leases() []LeaseStatus {
 		_, withPerson := m.withHand[l.device]
 		out = append(out, LeaseStatus{
 			Device: l.device, Agent: l.session.client.Name, Task: l.task, TaskID: l.taskID,
-			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson,
+			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson, ParkedUntil: l.parkedUntil,
 		})
 	}
 	return out
@@ -251,6 +258,9 @@ type LeaseStatus struct {
 	LastUsed   time.Time `json:"last_used"`
 	Steps      int       `json:"steps"`
 	WithPerson bool      `json:"with_person"`
+	// ParkedUntil is set while the agent's session has closed and the lease
+	// waits for the agent to come back in a new one.
+	ParkedUntil time.Time `json:"parked_until,omitzero"`
 }
 
 // newID returns a random id with a prefix, e.g. "t_3f9a…".

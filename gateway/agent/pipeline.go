@@ -21,7 +21,11 @@ func (s *Session) Observe(ctx context.Context, device string, full, screenshot b
 }
 
 func (s *Session) observe(ctx context.Context, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
-	started := time.Now()
+	return s.observeFrom(ctx, time.Now(), device, tool, args, full, screenshot)
+}
+
+// observeFrom is observe for a call that began at started.
+func (s *Session) observeFrom(ctx context.Context, started time.Time, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
 	l, err := s.hold(device)
 	if err != nil {
 		return nil, err
@@ -405,11 +409,15 @@ func (s *Session) scrollUntil(ctx context.Context, drv sdk.Driver, p *phone, l *
 func actionArgs(device string, a Action) map[string]any {
 	args := map[string]any{"device": device}
 	t := func(name string, t Target) {
+		text := name + "text"
+		if a.Kind == "type" {
+			text = "field" // "text" is what is typed
+		}
 		switch {
 		case t.Ref != 0:
 			args[name+"ref"] = t.Ref
 		case t.Text != "":
-			args[name+"text"] = t.Text
+			args[text] = t.Text
 			if t.Occurrence > 0 {
 				args[name+"occurrence"] = t.Occurrence
 			}

@@ -22,7 +22,8 @@ type Session struct {
 	client    Client
 	transport string
 	started   time.Time
-	recorded  bool // the session is in the history; guarded by Manager.mu
+	recorded  bool   // the session is in the history; guarded by Manager.mu
+	resumeKey string // who may take over its parked leases (resume.go); guarded by Manager.mu
 }
 
 // ID is the session's id in the history.
@@ -55,14 +56,14 @@ func (s *Session) SetClient(ctx context.Context, c Client) error {
 	return nil
 }
 
-// Close ends the session and the leases it holds.
+// Close ends the session and the leases it holds, except those Park kept.
 func (s *Session) Close() {
 	m := s.m
 	var ended []*lease
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	for id, l := range m.leases {
-		if l.session == s {
+		if l.session == s && l.parkedUntil.IsZero() {
 			delete(m.leases, id)
 			ended = append(ended, l)
 		}
@@ -99,8 +100,9 @@ func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
 		seen[d.ID] = true
 		p := Phone{ID: d.ID, Name: d.Name, Model: d.Model, Platform: string(d.Platform), Online: d.Online, Locked: d.LockState == sdk.LockLocked}
 		if l, ok := m.leases[d.ID]; ok {
-			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.task, Yours: l.session == s, Since: l.since}
-			if l.session == s {
+			yours := l.session == s || s.mayResume(l)
+			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.task, Yours: yours, Since: l.since}
+			if yours {
 				p.Lease.TaskID = l.taskID
 			}
 		}
@@ -132,8 +134,9 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	l := &lease{device: device, session: s, taskID: newID("t"), task: task, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
 	m.mu.Lock()
 	if held, ok := m.leases[device]; ok {
+		mine := held.session == s || s.takeOver(held)
 		m.mu.Unlock()
-		if held.session == s {
+		if mine {
 			return nil, Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, held.task)
 		}
 		return nil, heldError(device, held)
@@ -159,7 +162,11 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, fmt.Errorf("recording the task: %w", err)
 	}
 	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
-	return s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
+	obs, err := s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
+	if obs != nil {
+		obs.TaskID = l.taskID
+	}
+	return obs, err
 }
 
 // pickDevice returns the requested phone, or the only free online one.
@@ -200,7 +207,7 @@ func (s *Session) Release(ctx context.Context, device string) error {
 	m := s.m
 	m.mu.Lock()
 	l, ok := m.leases[device]
-	if !ok || l.session != s {
+	if !ok || (l.session != s && !s.takeOver(l)) {
 		m.mu.Unlock()
 		return s.notHeld(device, l)
 	}
@@ -225,7 +232,7 @@ func (s *Session) hold(device string) (*lease, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	l, ok := m.leases[device]
-	if !ok || l.session != s {
+	if !ok || (l.session != s && !s.takeOver(l)) {
 		return nil, s.notHeld(device, l)
 	}
 	l.lastUsed = time.Now()

@@ -227,7 +227,7 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 			s.m.mu.Lock()
 			l.lastUsed = time.Now()
 			s.m.mu.Unlock()
-			return s.observe(ctx, device, "phone_ask_person", args, true, false)
+			return s.observeFrom(ctx, started, device, "phone_ask_person", args, true, false)
 		case <-ctx.Done():
 			return nil, s.record(ctx, l, "phone_ask_person", args, started, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"), "")
 		case <-tick.C:

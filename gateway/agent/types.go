@@ -82,6 +82,8 @@ type Observation struct {
 	Screenshot []byte `json:"-"`
 	// Step is the history step recorded for this call.
 	Step string `json:"step,omitempty"`
+	// TaskID is the task's id in the history (phone_connect only).
+	TaskID string `json:"task_id,omitempty"`
 }
 
 // Progress reports that a waiting call is still waiting; nil is allowed.

@@ -168,7 +168,7 @@ func TestTaskRender(t *testing.T) {
 		{"focus the reply", func() { p.tap("compose_message_text") }, false, "keyboard shown"},
 		{"type", func() { p.typeText("Yes, got them!") }, false, `field "" → "Yes, got them!"`},
 		{"send", func() { p.tap("send_message_button") }, false, `+ [`},
-		{"home", func() { p.key(sdk.KeyHome) }, true, "app unknown"},
+		{"home", func() { p.key(sdk.KeyHome) }, true, "app Pixel Launcher"},
 	}
 	for _, st := range steps {
 		st.do()

@@ -123,7 +123,7 @@ func TestRender(t *testing.T) {
 		wantPrefix string
 	}{
 		{"first read", nil, locked, true, "LOCKED"},
-		{"unlocked", locked, home, true, "app unknown · unlocked"},
+		{"unlocked", locked, home, true, "app Pixel Launcher (com.google.android.apps.nexuslauncher) · unlocked"},
 		{"typing", before, after, false, "~ ["},
 		{"another app", after, notes, true, "app Notes (com.google.android.keep)"},
 	}

@@ -1,0 +1,188 @@
+// Command demo plays an agent on the virtual phones, end to end: it spawns
+// `pinky mcp` exactly as an agent host does (a private PINKY_HOME, the
+// virtual phones on), lists the phones, connects with a task, asks the
+// person to unlock the phone (and plays the person: `pinky unlock`, then
+// `pinky hand-back`), opens Messages, replies to a contact, goes home and
+// releases; then it prints `pinky history show` for the task. Every call
+// and its result are printed.
+//
+//	go run ./scripts/demo bin/pinky
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+const device = "sim-android-1"
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: demo PATH-TO-PINKY")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+// demo is the agent side: an MCP client and a printer.
+type demo struct {
+	pinky string
+	env   []string
+	c     *client.Client
+	ctx   context.Context
+}
+
+func run(pinky string) error {
+	pinky, err := filepath.Abs(pinky)
+	if err != nil {
+		return err
+	}
+	home, err := os.MkdirTemp("", "pinky-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	env := append(os.Environ(), "PINKY_HOME="+home, "PINKY_SIM=1", "XDG_RUNTIME_DIR=")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	d := &demo{pinky: pinky, env: env, ctx: ctx}
+	defer d.person("stop-daemon")
+	fmt.Printf("PINKY_HOME=%s\n$ %s mcp   (spawned as an agent host would)\n", home, pinky)
+	c, err := client.NewStdioMCPClient(pinky, env, "mcp")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	d.c = c
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "pinky-demo", Version: "1.0"}
+	res, err := c.Initialize(ctx, init)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	fmt.Printf("connected to %s %s\n", res.ServerInfo.Name, res.ServerInfo.Version)
+
+	if _, err := d.call("phone_list", nil); err != nil {
+		return err
+	}
+	connect, err := d.call("phone_connect", map[string]any{"device": device, "task": "Reply to Ben that I got the tickets"})
+	if err != nil {
+		return err
+	}
+	task := taskID(connect)
+
+	// The phone is locked: the agent hands it to the person, who unlocks it.
+	asked := make(chan error, 1)
+	go func() {
+		_, err := d.call("phone_ask_person", map[string]any{"device": device, "message": "Please unlock the phone, then hand it back."})
+		asked <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if err := d.personWithInput("1234\n", "unlock", device); err != nil {
+		return err
+	}
+	if err := d.person("hand-back", device); err != nil {
+		return err
+	}
+	if err := <-asked; err != nil {
+		return err
+	}
+
+	for _, step := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"phone_launch", map[string]any{"device": device, "app": "Messages"}},
+		{"phone_tap", map[string]any{"device": device, "text": "Ben Okafor"}},
+		{"phone_type", map[string]any{"device": device, "field": "Text message", "text": "Yes, got them! See you Friday."}},
+		{"phone_tap", map[string]any{"device": device, "text": "Send"}},
+		{"phone_key", map[string]any{"device": device, "key": "home"}},
+		{"phone_release", map[string]any{"device": device}},
+	} {
+		if _, err := d.call(step.tool, step.args); err != nil {
+			return err
+		}
+	}
+	if task == "" {
+		return fmt.Errorf("no task id in the connect result")
+	}
+	return d.person("history", "show", task)
+}
+
+// call makes one tool call and prints it and its result. A tool error is
+// printed and returned.
+func (d *demo) call(tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	a, _ := json.Marshal(args)
+	fmt.Printf("\n\033[1m→ %s %s\033[0m\n", tool, a)
+	start := time.Now()
+	res, err := d.c.CallTool(d.ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			for _, line := range strings.Split(strings.TrimRight(t.Text, "\n"), "\n") {
+				fmt.Printf("  %s\n", line)
+			}
+		}
+	}
+	fmt.Printf("  (%s)\n", time.Since(start).Round(time.Millisecond))
+	if res.IsError {
+		return res, fmt.Errorf("%s answered an error", tool)
+	}
+	return res, nil
+}
+
+// person runs a pinky command as the person would.
+func (d *demo) person(args ...string) error { return d.personWithInput("", args...) }
+
+func (d *demo) personWithInput(input string, args ...string) error {
+	shown := strings.Join(args, " ")
+	if input != "" {
+		shown = "echo **** | pinky " + shown
+	} else {
+		shown = "pinky " + shown
+	}
+	fmt.Printf("\n\033[1m[person] $ %s\033[0m\n", shown)
+	cmd := exec.CommandContext(d.ctx, d.pinky, args...)
+	cmd.Env = d.env
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	return cmd.Run()
+}
+
+var taskRE = regexp.MustCompile(`"task_id":\s*"([^"]+)"`)
+
+// taskID finds the task id in a connect result's structured content.
+func taskID(res *mcp.CallToolResult) string {
+	b, _ := json.Marshal(res.StructuredContent)
+	if m := taskRE.FindSubmatch(b); m != nil {
+		return string(m[1])
+	}
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			if m := regexp.MustCompile(`\bt_[0-9a-f]{16}\b`).FindString(t.Text); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}
