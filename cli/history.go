@@ -192,3 +192,32 @@ nowhere else.
 		},
 	}
 }
+
+func newStopCmd() *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "stop [DEVICE]",
+		Short: "Stop the agent on a phone (or on all phones with --all)",
+		Long: `End an agent's lease on a phone at once: its next call on the phone is
+refused and its task ends as "stopped". With --all, every agent on every
+phone stops.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := api.StopParams{All: all}
+			if len(args) == 1 {
+				p.Device = args[0]
+			}
+			if (p.Device == "") == !all {
+				return fmt.Errorf("name one device, or pass --all")
+			}
+			var r api.StopResult
+			if err := call(cmd.Context(), api.MethodStopLease, p, &r); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "stopped %d agent lease(s)\n", r.Stopped)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "stop every agent on every phone")
+	return cmd
+}

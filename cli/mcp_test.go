@@ -342,3 +342,59 @@ func TestStdoutPurity(t *testing.T) {
 		}
 	})
 }
+
+// TestDriverKilledMidAction: an action cut by a driver crash is uncertain,
+// the lease survives the restart, and the person can stop the agent.
+func TestDriverKilledMidAction(t *testing.T) {
+	e := newEnv(t)
+	d := e.cmd("daemon", "--sim")
+	d.Env = append(d.Env, "PINKY_SIM_FAULTS=hang=tap") // taps hang inside the driver
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
+	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
+
+	h := e.stdioHost()
+	h.initialize()
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "crash test"}, "LOCKED")
+	id := h.request("tools/call", map[string]any{"name": "phone_tap", "arguments": map[string]any{"device": "sim-android-1", "text": "1"}})
+	time.Sleep(300 * time.Millisecond) // the tap is now hanging in the driver
+	before := e.driver("sim")
+	if err := syscall.Kill(before.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := h.response(id, 10*time.Second)
+	res, _ := r["result"].(map[string]any)
+	text := fmt.Sprint(res["content"])
+	if res == nil || res["isError"] != true || !strings.Contains(text, "uncertain:") || !strings.Contains(text, "observe before repeating") {
+		t.Fatalf("tap cut by the crash: got %v; want an uncertain tool error", r)
+	}
+	// The driver comes back and the lease is still ours.
+	e.eventually("observe works again", func() bool {
+		_, isErr := h.tool("phone_observe", map[string]any{"device": "sim-android-1"})
+		return !isErr
+	})
+	if after := e.driver("sim"); after.Pid == before.Pid || after.Restarts != before.Restarts+1 {
+		t.Errorf("driver after the crash: %+v; before %+v", after, before)
+	}
+	// The person stops the agent.
+	if out, errs, code := e.run("stop", "sim-android-1"); code != 0 || !strings.Contains(out, "stopped 1") {
+		t.Fatalf("pinky stop: exit %d: %s%s", code, out, errs)
+	}
+	h.fails("phone_observe", map[string]any{"device": "sim-android-1"}, "not_leased")
+	var ts []api.Task
+	e.json(&ts, "history")
+	if len(ts) != 1 || ts[0].Outcome != "stopped" {
+		t.Errorf("history: %+v; want the task stopped", ts)
+	}
+	var detail api.TaskDetail
+	e.json(&detail, "history", "show", ts[0].ID)
+	found := false
+	for _, s := range detail.StepList {
+		found = found || (s.Tool == "phone_tap" && s.Outcome == "uncertain")
+	}
+	if !found {
+		t.Errorf("no uncertain phone_tap step in %+v", detail.StepList)
+	}
+}

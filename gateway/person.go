@@ -11,9 +11,26 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
-// personRoutes registers the person's controls of a phone that are not
-// the agents' business: unlocking it with the PIN.
+// personRoutes registers the person's controls: stopping an agent, and
+// unlocking a phone with its PIN.
 func (g *Gateway) personRoutes() {
+	g.api.Handle(api.MethodStopLease, func(_ context.Context, p json.RawMessage) (any, error) {
+		var s api.StopParams
+		if err := api.Params(p, &s); err != nil {
+			return nil, err
+		}
+		switch {
+		case s.All:
+			return api.StopResult{Stopped: g.agents.StopAll()}, nil
+		case s.Device == "":
+			return nil, errors.New("name a device, or all")
+		}
+		if err := g.agents.Stop(s.Device); err != nil {
+			return nil, err
+		}
+		g.log.Warn("the person stopped an agent", "device", s.Device)
+		return api.StopResult{Stopped: 1}, nil
+	})
 	g.api.Handle(api.MethodUnlock, func(ctx context.Context, p json.RawMessage) (any, error) {
 		var u api.UnlockParams
 		if err := api.Params(p, &u); err != nil {

@@ -398,3 +398,31 @@ func TestLaunchByLabelAndScope(t *testing.T) {
 		t.Errorf("apps of a scoped task: got %+v, %v; want only Messages", apps, err)
 	}
 }
+
+func TestPersonStops(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	for _, d := range []string{"sim-android-1", "sim-ios-1"} {
+		if _, err := s.Connect(ctx, ConnectRequest{Device: d, Task: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.m.Stop("sim-android-1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Observe(ctx, "sim-android-1", false, false)
+	wantCode(t, "after the person stopped it", err, CodeNotLeased)
+	if err := f.m.Stop("sim-android-1"); err == nil {
+		t.Error("stopping a free phone succeeded")
+	}
+	if n := f.m.StopAll(); n != 1 {
+		t.Errorf("StopAll ended %d leases; want 1", n)
+	}
+	tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+	for _, tk := range tasks {
+		if tk.Outcome != "stopped" {
+			t.Errorf("task on %s ended %q; want stopped", tk.DeviceID, tk.Outcome)
+		}
+	}
+}
