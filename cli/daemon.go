@@ -17,8 +17,8 @@ import (
 )
 
 func newDaemonCmd() *cobra.Command {
-	var sim bool
-	var world, level string
+	var sim, allowRemote bool
+	var world, level, httpAddr string
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the gateway in the foreground",
@@ -26,6 +26,13 @@ func newDaemonCmd() *cobra.Command {
 pinky binary, in $PINKY_HOME/drivers and on PATH), supervises them, and
 serves the local socket that the other commands use. One daemon runs per
 data folder; a second one refuses to start and names the first.
+
+With --http HOST:PORT it also serves MCP over Streamable HTTP at
+http://HOST:PORT/mcp, for agents on other hosts. Every request must carry
+"Authorization: Bearer TOKEN" with the token that ` + "`pinky token`" + ` prints. The
+address must be a loopback one (127.0.0.1, ::1, localhost) unless
+--allow-remote: the token is then the only protection, in clear text over
+plain HTTP, so put a TLS-terminating proxy in front.
 
 Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `.`,
 		Args: cobra.NoArgs,
@@ -41,7 +48,8 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			}
 			g, err := gateway.New(gateway.Config{
 				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log,
-				Drivers: driverhost.DefaultConfig(dirs.Home),
+				Drivers:  driverhost.DefaultConfig(dirs.Home),
+				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 			})
 			if err != nil {
 				return err
@@ -54,6 +62,8 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().BoolVar(&sim, "sim", false, "add the virtual phones (the pinky-driver-sim driver)")
 	cmd.Flags().StringVar(&world, "sim-world", "", "world file for the virtual phones (default: the bundled world)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
 	return cmd
 }
 
@@ -110,8 +120,12 @@ func newStatusCmd() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), st)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "daemon: pid %d, version %s, up %s\nhome:   %s\nsocket: %s\n\n", st.Pid, st.Version,
+			fmt.Fprintf(w, "daemon: pid %d, version %s, up %s\nhome:   %s\nsocket: %s\n", st.Pid, st.Version,
 				time.Since(st.Started).Round(time.Second), st.Home, st.Socket)
+			if st.HTTP != "" {
+				fmt.Fprintf(w, "http:   http://%s/mcp (bearer token: pinky token)\n", st.HTTP)
+			}
+			fmt.Fprintln(w)
 			printDrivers(w, st.Drivers)
 			fmt.Fprintln(w)
 			printDevices(w, st.Devices)

@@ -42,6 +42,15 @@ type Config struct {
 	// Logger are filled in from Dirs and Logger when empty.
 	Drivers driverhost.Config
 	Logger  *slog.Logger
+	// HTTPAddr, when set, serves MCP over Streamable HTTP at this HOST:PORT
+	// (port 0 picks a free one) at MCPPath, for agents on other hosts; every
+	// request needs the bearer token of Dirs.Token(). See http.go.
+	HTTPAddr string
+	// HTTPAllowRemote allows an HTTPAddr that is not a loopback address.
+	HTTPAllowRemote bool
+	// HTTPResumeGrace is how long the leases of an HTTP session that ended
+	// wait for its agent; zero means DefaultResumeGrace.
+	HTTPResumeGrace time.Duration
 }
 
 // Gateway is a running daemon.
@@ -56,6 +65,9 @@ type Gateway struct {
 	agents  *agent.Manager
 	started time.Time
 	stop    chan struct{}
+	// httpAddr is where MCP over HTTP listens; set before the local API
+	// serves, then only read.
+	httpAddr string
 }
 
 // New prepares a gateway: it creates the data folders and takes the daemon
@@ -67,6 +79,11 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if err := api.CheckSocketPath(cfg.Dirs.Socket()); err != nil {
 		return nil, err
+	}
+	if cfg.HTTPAddr != "" {
+		if err := CheckHTTPAddr(cfg.HTTPAddr, cfg.HTTPAllowRemote); err != nil {
+			return nil, err
+		}
 	}
 	if err := cfg.Dirs.Ensure(); err != nil {
 		return nil, fmt.Errorf("data folder: %w", err)
@@ -132,6 +149,13 @@ func (g *Gateway) Run(ctx context.Context) error {
 	agentsDone := make(chan struct{})
 	go func() { g.agents.Run(actx); close(agentsDone) }()
 	defer func() { stopAgents(); <-agentsDone }()
+	if g.cfg.HTTPAddr != "" {
+		stopHTTP, err := g.startHTTP(actx)
+		if err != nil {
+			return err
+		}
+		defer stopHTTP()
+	}
 	if err := g.api.Listen(g.cfg.Dirs.Socket()); err != nil {
 		return fmt.Errorf("local API: %w", err)
 	}
@@ -201,7 +225,7 @@ func (g *Gateway) Host() *driverhost.Host { return g.host }
 func (g *Gateway) routes() {
 	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
 		return api.Status{
-			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(),
+			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr,
 			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(),
 		}, nil
 	})

@@ -59,22 +59,31 @@ func (s *Session) Resume() int {
 	defer m.mu.Unlock()
 	n := 0
 	for _, l := range m.leases {
-		if s.takeOver(l) {
+		if !l.parkedUntil.IsZero() && s.takeOver(l) {
 			n++
 		}
 	}
 	return n
 }
 
-// mayResume says whether s may take over l, a lease parked by an earlier
-// session of the same agent. The caller holds m.mu.
+// mayResume says whether s may take over l: a lease parked by an earlier
+// session of the same agent, or held by another session of the same agent
+// that is still open — a client that opens a session per call and never
+// closes the last one must still reach its lease. The caller holds m.mu.
 func (s *Session) mayResume(l *lease) bool {
-	return l != nil && l.session != s && !l.parkedUntil.IsZero() && s.resumeKey != "" &&
-		l.parkKey == s.resumeKey && l.session.client == s.client && time.Now().Before(l.parkedUntil)
+	if l == nil || l.session == s || s.resumeKey == "" || l.session.client != s.client {
+		return false
+	}
+	if !l.parkedUntil.IsZero() {
+		return l.parkKey == s.resumeKey && time.Now().Before(l.parkedUntil)
+	}
+	return l.session.resumeKey == s.resumeKey
 }
 
 // takeOver moves l to s when s may resume it, and reports whether l is now
-// s's. The caller holds m.mu.
+// s's. Resume takes only parked leases at a session's start; a live
+// session's lease moves when the new session uses the phone. The caller
+// holds m.mu.
 func (s *Session) takeOver(l *lease) bool {
 	if !s.mayResume(l) {
 		return false

@@ -83,8 +83,6 @@ func TestResumeOnUse(t *testing.T) {
 	if _, err := a.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := b.Observe(ctx, "sim-android-1", false, false)
-	wantCode(t, "a live session's lease", err, CodeLeaseHeld)
 	f.m.Park(a, time.Minute)
 	phones, _ := b.Phones(ctx)
 	if p := phones[0]; p.Lease == nil || !p.Lease.Yours || p.Lease.TaskID == "" {
@@ -180,5 +178,33 @@ func TestParkWithoutKeyCloses(t *testing.T) {
 				t.Errorf("leases: got %+v; want none", ls)
 			}
 		})
+	}
+}
+
+// A client that opens a session per call and never closes the last one
+// still reaches its lease: the same agent's new session takes it over from
+// the live one when it uses the phone; another agent still cannot.
+func TestResumeFromLiveSession(t *testing.T) {
+	f := newFixture(t, Config{})
+	ctx := context.Background()
+	a := f.resumable(t, "remote", "k")
+	defer a.Close()
+	if _, err := a.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	other := f.resumable(t, "other", "k")
+	defer other.Close()
+	_, err := other.Observe(ctx, "sim-android-1", false, false)
+	wantCode(t, "another agent", err, CodeLeaseHeld)
+	b := f.resumable(t, "remote", "k")
+	defer b.Close()
+	if n := b.Resume(); n != 0 {
+		t.Errorf("Resume at start took %d live leases; want 0 (only parked ones)", n)
+	}
+	if _, err := b.Observe(ctx, "sim-android-1", false, false); err != nil {
+		t.Fatalf("the same agent's new session: %v", err)
+	}
+	if ls := f.m.Leases(); len(ls) != 1 || ls[0].Steps != 2 {
+		t.Errorf("leases: %+v; want the one task, continued", ls)
 	}
 }

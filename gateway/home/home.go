@@ -61,6 +61,10 @@ func (d Dirs) Socket() string { return filepath.Join(d.Runtime, "pinky.sock") }
 // MCPSocket is the path of the socket that `pinky mcp` bridges agents to.
 func (d Dirs) MCPSocket() string { return filepath.Join(d.Runtime, "mcp.sock") }
 
+// Token is the path of the bearer token that agents present over MCP over
+// HTTP (`pinky token`).
+func (d Dirs) Token() string { return filepath.Join(d.Home, "token") }
+
 // Database is the path of the history database.
 func (d Dirs) Database() string { return filepath.Join(d.Home, "history.db") }
 

@@ -1,0 +1,588 @@
+package gateway
+
+// MCP over Streamable HTTP, for agents on other hosts (`pinky daemon
+// --http ADDR`): a bearer-token check in front of mcpserver's HTTP handler,
+// and the agent sessions of its MCP sessions, whose leases wait for the
+// agent for a grace period when a session ends.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/mcpserver"
+)
+
+// MCPPath is the path of MCP over HTTP: agents use http://HOST:PORT/mcp.
+const MCPPath = "/mcp"
+
+// DefaultResumeGrace is how long the leases of an HTTP session that ended
+// wait for a new session of the same agent (Config.HTTPResumeGrace).
+const DefaultResumeGrace = 2 * time.Minute
+
+// HTTP server limits. There is no ReadTimeout or WriteTimeout: a tool call
+// may wait minutes (phone_ask_person, phone_approval) and a GET stream
+// lasts as long as its session, and net/http would cut both. Headers must
+// arrive promptly, and a body is read only once the token is checked (and
+// then is capped by mcpserver).
+const (
+	httpReadHeaderTimeout = 10 * time.Second
+	httpIdleTimeout       = 2 * time.Minute
+	httpMaxHeaderBytes    = 64 << 10
+)
+
+// CheckHTTPAddr checks the address of MCP over HTTP: HOST:PORT, on a
+// loopback address (127.0.0.0/8, ::1, localhost) unless allowRemote. An
+// address without a host (":8765") listens on every interface, so it is
+// not loopback.
+func CheckHTTPAddr(addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("MCP over HTTP address %q: want HOST:PORT, e.g. 127.0.0.1:8765", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("MCP over HTTP address %q: the port must be a number from 0 to 65535", addr)
+	}
+	if allowRemote || isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("MCP over HTTP at %q would be reachable from other computers, with the bearer token as its only "+
+		"protection, sent in clear text over plain HTTP. Listen on a loopback address (e.g. 127.0.0.1:8765) with a "+
+		"TLS-terminating proxy in front, or pass --allow-remote to accept the risk", addr)
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// The bearer token: "pinky_" and 32 random bytes in base64url, on one line
+// of $PINKY_HOME/token (mode 0600).
+const (
+	tokenPrefix   = "pinky_"
+	minTokenBytes = 32 // a hand-written token must be at least this long
+)
+
+func newToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) //nolint:errcheck // never fails
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// EnsureToken returns the bearer token stored at path, creating one (mode
+// 0600) when there is none.
+func EnsureToken(path string) (string, error) {
+	tok, _, err := readToken(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return tok, err
+	}
+	tok = newToken()
+	tmp, err := writeTokenTemp(path, tok)
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	// A link, unlike a rename, never replaces a token another process has
+	// just made: both then use that one.
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		tok, _, err = readToken(path)
+		return tok, err
+	} else if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok, nil
+}
+
+// RotateToken replaces the bearer token at path with a new one and returns
+// it. A running daemon refuses the old token from its next request on.
+func RotateToken(path string) (string, error) {
+	tok := newToken()
+	tmp, err := writeTokenTemp(path, tok)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok, nil
+}
+
+func writeTokenTemp(path, tok string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".token-*") // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	_, err = f.WriteString(tok + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// readToken reads the token at path, and the file's info to notice a
+// change. A file others may read is refused: the token may have leaked.
+func readToken(path string) (string, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("token %s is not a regular file", path)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return "", nil, fmt.Errorf("token %s may be read by other users (mode %04o): make a new one with `pinky token --rotate`", path, perm)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", nil, fmt.Errorf("token: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < minTokenBytes || strings.ContainsAny(tok, " \t\r\n") {
+		return "", nil, fmt.Errorf("token %s holds no usable token: make a new one with `pinky token --rotate`", path)
+	}
+	return tok, fi, nil
+}
+
+// compareTokens compares the hashes of two tokens in constant time; a
+// variable so that a test can see every check go through it.
+var compareTokens = subtle.ConstantTimeCompare
+
+// authWarnEvery limits the warnings about refused requests: a scanner must
+// not flood the log.
+const authWarnEvery = 10 * time.Second
+
+// tokenAuth checks the bearer token of each request. It re-reads the token
+// file when the file changes (a new inode, size or modification time), so
+// `pinky token --rotate` takes effect at the daemon's next request. Token
+// values never reach the log; the file's errors do.
+type tokenAuth struct {
+	path string
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	fi      os.FileInfo       // of the token loaded; nil when none is
+	sum     [sha256.Size]byte // SHA-256 of the token
+	id      string            // who the token identifies, for resume keys
+	loadErr error             // why there is no token
+
+	warnMu     sync.Mutex
+	warned     time.Time // last warning about a refused request
+	suppressed int       // refusals since, not logged
+}
+
+// current returns the hash and identity of the current token.
+func (a *tokenAuth) current() ([sha256.Size]byte, string, error) {
+	fi, statErr := os.Stat(a.path)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if statErr == nil && a.fi != nil && os.SameFile(fi, a.fi) && fi.Size() == a.fi.Size() && fi.ModTime().Equal(a.fi.ModTime()) {
+		return a.sum, a.id, nil
+	}
+	tok, tfi, err := readToken(a.path)
+	if err != nil {
+		if a.loadErr == nil || a.loadErr.Error() != err.Error() {
+			a.log.Error("MCP over HTTP refuses every request: no usable bearer token", "err", err)
+		}
+		a.fi, a.sum, a.id, a.loadErr = nil, [sha256.Size]byte{}, "", err
+		return a.sum, "", err
+	}
+	if a.fi != nil || a.loadErr != nil {
+		a.log.Info("MCP over HTTP: the bearer token changed; the old one is refused from now on")
+	}
+	a.fi, a.sum, a.loadErr = tfi, sha256.Sum256([]byte(tok)), nil
+	a.id = "token:" + hex.EncodeToString(a.sum[:8])
+	return a.sum, a.id, nil
+}
+
+// authorize returns who the request's token identifies, or why it is
+// refused.
+func (a *tokenAuth) authorize(r *http.Request) (id, refusal string) {
+	presented, ok := bearer(r.Header.Get("Authorization"))
+	want, id, err := a.current()
+	got := sha256.Sum256([]byte(presented))
+	// Hashes of equal length compared in constant time: neither the
+	// token's bytes nor its length show in the time a refusal takes.
+	match := compareTokens(got[:], want[:]) == 1
+	switch {
+	case err != nil:
+		return "", "no_token"
+	case !ok:
+		return "", "missing"
+	case !match:
+		return "", "wrong"
+	}
+	return id, ""
+}
+
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+// refuse answers 401 and logs a warning, at most one per authWarnEvery.
+func (a *tokenAuth) refuse(w http.ResponseWriter, r *http.Request, refusal string) {
+	msg := "send the bearer token in an Authorization header: Authorization: Bearer <token>; `pinky token` prints it on the daemon's computer"
+	challenge := `Bearer realm="pinky"`
+	switch refusal {
+	case "wrong":
+		msg = "the bearer token is wrong or was rotated; `pinky token` prints the current one on the daemon's computer"
+		challenge += `, error="invalid_token"`
+	case "no_token":
+		msg = "the daemon has no usable bearer token; run `pinky token --rotate` on its computer"
+	}
+	now := time.Now()
+	a.warnMu.Lock()
+	logIt := now.Sub(a.warned) >= authWarnEvery
+	suppressed := a.suppressed
+	if logIt {
+		a.warned, a.suppressed = now, 0
+	} else {
+		a.suppressed++
+	}
+	a.warnMu.Unlock()
+	if logIt {
+		a.log.Warn("MCP over HTTP refused a request", "reason", refusal, "remote", r.RemoteAddr, "method", r.Method,
+			"path", r.URL.Path, "refused_since_last_warning", suppressed)
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeJSONError(w, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": code, "message": msg}) //nolint:errcheck // the client went away
+}
+
+type principalKey struct{}
+
+// principal is who the request's token identifies ("" when unknown).
+func principal(ctx context.Context) string {
+	p, _ := ctx.Value(principalKey{}).(string)
+	return p
+}
+
+// httpConfig configures MCP over HTTP.
+type httpConfig struct {
+	Agents    *agent.Manager
+	TokenPath string
+	// Grace is how long the leases of an ended session wait for its agent;
+	// zero means DefaultResumeGrace.
+	Grace time.Duration
+	// IdleTimeout ends an MCP session idle this long (mcpserver's default
+	// when zero).
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// httpMCP is the daemon's HTTP handler: the token check, then MCP at
+// MCPPath.
+type httpMCP struct {
+	auth     *tokenAuth
+	sessions *httpSessions
+	mcp      *mcpserver.HTTPHandler
+	mux      *http.ServeMux
+}
+
+func newHTTPMCP(cfg httpConfig) *httpMCP {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	grace := cfg.Grace
+	if grace <= 0 {
+		grace = DefaultResumeGrace
+	}
+	sessions := &httpSessions{agents: cfg.Agents, grace: grace, log: log, byID: map[string]*agent.Session{}}
+	h := &httpMCP{
+		auth:     &tokenAuth{path: cfg.TokenPath, log: log},
+		sessions: sessions,
+		mcp: mcpserver.NewHTTPHandler(sessions, mcpserver.Options{
+			Version: Version, Logger: log, HTTPIdleTimeout: cfg.IdleTimeout,
+			OnInitialize: sessions.initialized, OnSessionClosed: sessions.closed,
+		}),
+		mux: http.NewServeMux(),
+	}
+	h.mux.Handle(MCPPath, http.HandlerFunc(h.serveMCP))
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSONError(w, http.StatusNotFound, "not_found", "MCP is served at "+MCPPath)
+	})
+	return h
+}
+
+// ServeHTTP checks the bearer token of every request before anything else.
+func (h *httpMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, refusal := h.auth.authorize(r)
+	if refusal != "" {
+		h.auth.refuse(w, r, refusal)
+		return
+	}
+	h.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, id)))
+}
+
+func (h *httpMCP) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if refuseSessionless(w, r) {
+		return
+	}
+	h.mcp.ServeHTTP(w, r)
+}
+
+// Close ends every MCP session and its leases: the daemon is stopping, so
+// nothing waits for an agent to come back.
+func (h *httpMCP) Close(ctx context.Context) error {
+	h.sessions.stop()
+	err := h.mcp.Close(ctx)
+	h.sessions.closeAll()
+	return err
+}
+
+// maxSessionlessBody caps what is read of a request without a session to
+// see whether it is initialize.
+const maxSessionlessBody = 1 << 20
+
+// refuseSessionless answers 400 to a request without an Mcp-Session-Id
+// other than initialize, and reports whether it did. Leases belong to
+// sessions, so Pinky serves MCP only with them (protocol versions up to
+// 2025-11-25). mcp-go would answer 404, which tells a client its session
+// expired; 400 is what the Streamable HTTP transport prescribes for a
+// missing session id, with a sentence that says what to do.
+func refuseSessionless(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		return false
+	}
+	const advice = "Pinky serves MCP over HTTP with sessions (protocol versions 2025-03-26 to 2025-11-25): " +
+		"send initialize first, then the Mcp-Session-Id header it returns with every request. " +
+		"A new session of the same agent (same clientInfo name and version) takes over the leases of its last one for a grace period."
+	switch r.Method {
+	case http.MethodGet, http.MethodDelete:
+		writeJSONError(w, http.StatusBadRequest, "session_required", advice)
+		return true
+	case http.MethodPost:
+	default:
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxSessionlessBody+1))
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "bad_request", "could not read the request body")
+		return true
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if len(body) <= maxSessionlessBody && json.Unmarshal(body, &msg) == nil && msg.Method == "initialize" {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		return false
+	}
+	id := msg.ID
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]any{ //nolint:errcheck // the client went away
+		"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32600, "message": advice}, // -32600: invalid request
+	})
+	return true
+}
+
+// httpSessions is mcpserver.Sessions over HTTP: one agent session per MCP
+// session id, opened at initialize with the client's name and version.
+// When an MCP session ends (DELETE, idle timeout), its agent session is
+// parked: its leases wait for grace, and a new session of the same agent
+// (same token, clientInfo name and version) takes them over. A client
+// that names itself nothing never resumes: nameless clients cannot be told
+// apart.
+type httpSessions struct {
+	agents *agent.Manager
+	grace  time.Duration
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	byID     map[string]*agent.Session // by MCP session id
+	stopping bool                      // the daemon stops: close, never park
+}
+
+var _ mcpserver.Sessions = (*httpSessions)(nil)
+
+// resumeKey is who may resume an agent's leases: the token it connected
+// with, and its name and version.
+func resumeKey(principal string, c agent.Client) string {
+	if principal == "" || c.Name == "" {
+		return ""
+	}
+	return principal + "\x00" + c.Name + "\x00" + c.Version
+}
+
+// Session implements mcpserver.Sessions.
+func (h *httpSessions) Session(ctx context.Context) (mcpserver.Session, error) {
+	id := mcpserver.SessionID(ctx)
+	if id == "" {
+		return nil, errors.New("an MCP call over HTTP without a session")
+	}
+	h.mu.Lock()
+	s := h.byID[id]
+	h.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	// The client did not say who it is at initialize: a session of an
+	// unknown agent.
+	return h.open(ctx, id, agent.Client{})
+}
+
+// initialized is mcpserver's OnInitialize: the agent session starts, and
+// takes over the leases its agent's last session left parked.
+func (h *httpSessions) initialized(ctx context.Context, c agent.Client) {
+	id := mcpserver.SessionID(ctx)
+	if id == "" {
+		return
+	}
+	s, err := h.open(ctx, id, c)
+	if err != nil {
+		h.log.Error("opening an agent session", "err", err)
+		return
+	}
+	n := s.Resume()
+	h.log.Info("agent connected", "agent", c.Name, "version", c.Version, "session", s.ID(), "transport", "http", "resumed_leases", n)
+}
+
+// open returns the agent session of an MCP session, opening it when new,
+// and names its agent when c does.
+func (h *httpSessions) open(ctx context.Context, id string, c agent.Client) (*agent.Session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.byID[id]
+	if s == nil {
+		var err error
+		if s, err = h.agents.Open(ctx, agent.Client{}, "http"); err != nil {
+			return nil, err
+		}
+		h.byID[id] = s
+	}
+	if c.Name != "" || c.Version != "" {
+		if err := s.SetClient(ctx, c); err != nil {
+			return nil, err
+		}
+		s.SetResumeKey(resumeKey(principal(ctx), c))
+	}
+	return s, nil
+}
+
+// closed is mcpserver's OnSessionClosed.
+func (h *httpSessions) closed(id string) {
+	h.mu.Lock()
+	s := h.byID[id]
+	delete(h.byID, id)
+	stopping := h.stopping
+	h.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if stopping {
+		s.Close()
+		return
+	}
+	n := h.agents.Park(s, h.grace)
+	h.log.Info("agent disconnected", "agent", s.Client().Name, "session", s.ID(), "transport", "http", "leases_waiting", n)
+}
+
+func (h *httpSessions) stop() {
+	h.mu.Lock()
+	h.stopping = true
+	h.mu.Unlock()
+}
+
+// closeAll closes the sessions mcpserver did not report closed.
+func (h *httpSessions) closeAll() {
+	h.mu.Lock()
+	ss := h.byID
+	h.byID = map[string]*agent.Session{}
+	h.mu.Unlock()
+	for _, s := range ss {
+		s.Close()
+	}
+}
+
+// startHTTP serves MCP over HTTP at cfg.HTTPAddr until the returned stop
+// is called. Calls in flight end with ctx.
+func (g *Gateway) startHTTP(ctx context.Context) (stop func(), err error) {
+	if _, err := EnsureToken(g.cfg.Dirs.Token()); err != nil {
+		return nil, fmt.Errorf("MCP over HTTP: %w", err)
+	}
+	lis, err := net.Listen("tcp", g.cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("MCP over HTTP: %w", err)
+	}
+	h := newHTTPMCP(httpConfig{Agents: g.agents, TokenPath: g.cfg.Dirs.Token(), Grace: g.cfg.HTTPResumeGrace, Logger: g.log})
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		MaxHeaderBytes:    httpMaxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(g.log.Handler(), slog.LevelDebug),
+	}
+	g.httpAddr = lis.Addr().String()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
+			g.log.Error("MCP over HTTP stopped", "err", err)
+		}
+	}()
+	host, _, _ := net.SplitHostPort(g.httpAddr)
+	g.log.Info("MCP over HTTP", "url", "http://"+g.httpAddr+MCPPath, "loopback_only", isLoopbackHost(host), "token_file", g.cfg.Dirs.Token())
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := h.Close(sctx); err != nil {
+			g.log.Warn("closing the MCP sessions over HTTP", "err", err)
+		}
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+		<-done
+	}, nil
+}
