@@ -51,7 +51,11 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	return &env{t: t, home: home}
+	e := &env{t: t, home: home}
+	// A daemon that `pinky mcp` started in this home outlives the test
+	// unless it is stopped (it runs in its own session, as it should).
+	t.Cleanup(func() { e.cmd("stop-daemon").Run() })
+	return e
 }
 
 func (e *env) cmd(args ...string) *exec.Cmd {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -54,10 +57,19 @@ func bridge(ctx context.Context, in io.Reader, out, errw io.Writer) error {
 		defer conn.Close()
 		go b.fromDaemon(conn)
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 32<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, head, err := readLine(r, mcpserver.MaxMessageBytes)
+		if err != nil && len(line) == 0 && head == nil {
+			break // stdin ended
+		}
+		if head != nil {
+			// Too large for the daemon: answer here, with the id from the
+			// line's start, so the request does not hang.
+			b.reply(idIn(head), -32600, fmt.Sprintf("message larger than %d bytes", mcpserver.MaxMessageBytes))
+			continue
+		}
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
@@ -88,6 +100,39 @@ func bridge(ctx context.Context, in io.Reader, out, errw io.Writer) error {
 	b.closing = true
 	b.mu.Unlock()
 	return nil
+}
+
+// readLine reads one line of at most limit bytes. A longer line is read to
+// its end and dropped; then head holds its first 4 KiB, to find its id.
+func readLine(r *bufio.Reader, limit int) (line, head []byte, err error) {
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > limit:
+			tooLong = true
+			head = append(line, chunk...)
+			head = head[:min(len(head), 4096)]
+			line = nil
+		default:
+			line = append(line, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, head, err
+	}
+}
+
+var idRE = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+)`)
+
+// idIn finds a request's id at the start of its line, or null.
+func idIn(head []byte) json.RawMessage {
+	if m := idRE.FindSubmatch(head); m != nil {
+		return json.RawMessage(m[1])
+	}
+	return json.RawMessage("null")
 }
 
 // drain waits until every forwarded request has its answer, or the

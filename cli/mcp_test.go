@@ -398,3 +398,19 @@ func TestDriverKilledMidAction(t *testing.T) {
 		t.Errorf("no uncertain phone_tap step in %+v", detail.StepList)
 	}
 }
+
+// TestOversizedRequestAnswered: a request larger than the daemon takes is
+// answered (with its id) by the bridge, which goes on serving.
+func TestOversizedRequestAnswered(t *testing.T) {
+	e := newEnv(t)
+	e.daemon("--sim")
+	h := e.stdioHost()
+	h.initialize()
+	big := strings.Repeat("a", 15<<20)
+	h.send(`{"jsonrpc":"2.0","id":4242,"method":"tools/call","params":{"name":"phone_type","arguments":{"device":"sim-android-1","text":"` + big + `"}}}`)
+	r := h.response(4242, 20*time.Second)
+	if errObj, _ := r["error"].(map[string]any); errObj == nil || !strings.Contains(fmt.Sprint(errObj["message"]), "larger than") {
+		t.Errorf("got %v; want an error saying the message is too large", r)
+	}
+	h.ok("phone_list", nil, "sim-android-1")
+}

@@ -18,9 +18,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// maxMessageBytes caps one JSON-RPC message on a stream or an HTTP request:
+// MaxMessageBytes caps one JSON-RPC message on a stream or an HTTP request:
 // room for phone_upload's largest file in base64 and its envelope.
-const maxMessageBytes = maxUploadBase64 + 1<<20
+const MaxMessageBytes = maxUploadBase64 + 1<<20
+
+const maxMessageBytes = MaxMessageBytes
 
 // maxInflight caps the requests one stream serves at once; the reader
 // waits for a free slot before it reads on.

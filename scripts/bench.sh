@@ -16,15 +16,22 @@ run -bench 'Screen$|Act$|Screenshot' -benchtime 200x ./drivers/sim/
 run -bench RoundTrip -benchtime 2000x ./gateway/driverhost/
 run -bench CrashRecovery -benchtime 20x ./gateway/driverhost/
 run -bench IdleMemory -benchtime 1x ./gateway/driverhost/
+run -bench GatewayOverhead -benchtime 1x ./cli/
+run -bench 'Sizes|TaskDiff' -benchtime 1x ./gateway/screen/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.
 metric() {
   awk -v name="$1" -v unit="$2" '$1 == name { for (i = 2; i <= NF; i++) if ($i == unit) print $(i-1) }' "$out" | head -1
 }
+# largest REGEX UNIT: the largest value of UNIT on the lines whose benchmark matches REGEX.
+largest() {
+  awk -v re="$1" -v unit="$2" '$1 ~ re { for (i = 2; i <= NF; i++) if ($i == unit && (max == "" || $(i-1) + 0 > max + 0)) max = $(i-1) }
+    END { print max }' "$out"
+}
 ratio() { # label value target unit
-  if [ -z "$2" ]; then printf '  %-44s (not measured)\n' "$1"; return; fi
+  if [ -z "$2" ]; then printf '  %-48s (not measured)\n' "$1"; return; fi
   awk -v l="$1" -v v="$2" -v t="$3" -v u="$4" 'BEGIN {
-    printf "  %-44s %10.1f %-5s target %6.0f  ratio %.2f %s\n", l, v, u, t, v / t, (v <= t ? "ok" : "OVER") }'
+    printf "  %-48s %10.4g %-5s target %6g  ratio %.2f %s\n", l, v, u, t, v / t, (v <= t ? "ok" : "OVER") }'
 }
 
 echo
@@ -36,6 +43,26 @@ for d in fake sim; do
 done
 for d in fake sim; do
   ratio "$d: kill -9 until devices listed again" "$(metric "BenchmarkCrashRecovery/$d-2" ms/recovery)" 1000 ms
+done
+for c in observe key; do
+  ratio "phone_$c: gateway overhead, median" "$(metric "BenchmarkGatewayOverhead/$c/paced-2" us-p50-overhead)" 2000 µs
+  ratio "phone_$c: gateway overhead, p99" "$(metric "BenchmarkGatewayOverhead/$c/paced-2" us-p99-overhead)" 10000 µs
+done
+ratio "screen text / raw XML, largest of the XML dumps" "$(largest '^BenchmarkSizes/.*[.]xml-2$' text/raw)" 0.1 x
+ratio "screen text / flat JSON, largest of all screens" "$(largest '^BenchmarkSizes/' text/json)" 0.333 x
+echo
+echo "Tool calls back to back, no think time (no target): median, p99"
+for c in observe key; do
+  printf '  phone_%-8s %s µs, %s µs; each successful step also renders a %s µs screenshot in the background\n' "$c" \
+    "$(metric "BenchmarkGatewayOverhead/$c/back-to-back-2" us-p50)" "$(metric "BenchmarkGatewayOverhead/$c/back-to-back-2" us-p99)" \
+    "$(metric "BenchmarkGatewayOverhead/step-screenshot-2" us-p50-driver)"
+done
+echo
+echo "Demo task (unlock, Messages, reply, home), what the agent reads per step (no target):"
+for id in sim-android-1 sim-ios-1; do
+  printf '  %-14s %s B per step, whole screens %s B per step; on the steps that give a diff: %s B vs %s B\n' "$id" \
+    "$(metric "BenchmarkTaskDiff/$id-2" render_B/step)" "$(metric "BenchmarkTaskDiff/$id-2" screen_B/step)" \
+    "$(metric "BenchmarkTaskDiff/$id-2" delta_B/delta_step)" "$(metric "BenchmarkTaskDiff/$id-2" screen_B/delta_step)"
 done
 echo
 echo "Memory (no target):"

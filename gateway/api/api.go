@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // maxLine bounds one request or response.
@@ -263,20 +264,36 @@ func (s *Server) call(req request) (res any, err error) {
 	return h(s.ctx, params)
 }
 
-// Close stops accepting, ends open connections and waits for their calls.
+// Close stops accepting, lets the calls under way answer (for up to two
+// seconds: a stop request's own answer is one of them), then ends the open
+// connections.
 func (s *Server) Close() error {
-	s.cancel()
 	s.mu.Lock()
 	lis := s.lis
 	for c := range s.conns {
-		c.Close()
+		if uc, ok := c.(interface{ CloseRead() error }); ok {
+			uc.CloseRead() // no new requests; answers still go out
+		}
 	}
 	s.mu.Unlock()
 	var err error
 	if lis != nil {
 		err = lis.Close()
 	}
-	s.wg.Wait()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		s.cancel() // calls still running are told to give up
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
+	s.cancel()
 	return err
 }
 
