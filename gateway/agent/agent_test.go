@@ -426,3 +426,35 @@ func TestPersonStops(t *testing.T) {
 		}
 	}
 }
+
+func TestScreenshotsOnlyWhenTheScreenChanged(t *testing.T) {
+	drv, store := newSimDrivers(t), history.NewMemory()
+	media := history.NewMediaWriter(store, t.TempDir(), history.MediaOptions{})
+	m := NewManager(Config{Drivers: drv, Store: store, Media: media})
+	s, err := m.Open(context.Background(), Client{Name: "agent", Version: "1"}, "stdio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Observe(ctx, "sim-android-1", false, false); err != nil { // nothing changed
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The shots are taken and written in the background: wait for them.
+	waitUntil(t, func() bool {
+		ts, _ := store.Tasks(ctx, history.TaskFilter{})
+		_, steps, _ := store.Task(ctx, ts[0].ID)
+		return len(steps) == 3 && steps[0].After != "" && steps[2].After != ""
+	})
+	media.Close()
+	ts, _ := store.Tasks(ctx, history.TaskFilter{})
+	_, steps, _ := store.Task(ctx, ts[0].ID)
+	if got := []bool{steps[0].After != "", steps[1].After != "", steps[2].After != ""}; got[1] || !got[0] || !got[2] {
+		t.Errorf("screenshots (connect, observe, tap): got %v; want the unchanged observe without one", got)
+	}
+}

@@ -92,6 +92,7 @@ type lease struct {
 	lastUsed time.Time
 	seq      int          // steps recorded so far
 	last     *screen.View // the view the agent saw last
+	shotView *screen.View // the view of the task's latest screenshot
 	// parkKey and parkedUntil are set while the lease waits for its agent
 	// to come back in a new session (resume.go).
 	parkKey     string

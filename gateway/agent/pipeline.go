@@ -472,6 +472,19 @@ func (s *Session) recordOK(ctx context.Context, l *lease, tool string, args map[
 	return s.addStep(ctx, l, tool, args, started, "ok", "", diff)
 }
 
+// screenChanged reports whether the screen the agent last saw differs from
+// the last one photographed for the task: an unchanged screen needs no new
+// screenshot (the earlier one shows it), which keeps the CPU for the agent.
+func (s *Session) screenChanged(l *lease) bool {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	if l.last == nil || (l.shotView != nil && screen.Same(l.shotView, l.last)) {
+		return false
+	}
+	l.shotView = l.last
+	return true
+}
+
 // addStep commits a step before the tool returns (an acknowledged step
 // survives a crash of the daemon) and takes its screenshot in the
 // background: the agent never waits for it.
@@ -492,7 +505,7 @@ func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[s
 	if err := m.cfg.Store.AddStep(wctx, step); err != nil {
 		m.log.Error("recording a step", "task", l.taskID, "tool", tool, "err", err)
 	}
-	if m.cfg.Media != nil && code == "ok" {
+	if m.cfg.Media != nil && code == "ok" && s.screenChanged(l) {
 		s.shoot(l, step.ID)
 	}
 	return step.ID
