@@ -230,28 +230,19 @@ func appParam(desc string) param {
 
 // PhoneLaunch brings an app to the front.
 func PhoneLaunch() Tool {
-	return actTool(toolSpec{
+	return appTool("launch", toolSpec{
 		name:  "phone_launch",
 		title: "Open an app",
 		desc: "Open an app, or bring it to the front if it is running. Name it by id or label from phone_apps. " +
 			"Opening apps directly beats finding their icons.",
 		params:     []param{deviceParam(), appParam(`The app's id or label from phone_apps, e.g. "com.google.android.apps.messaging" or "Messages".`)},
 		idempotent: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			App    string `json:"app"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		return a.Device, agent.Action{Kind: "launch", App: a.App}, nil
 	})
 }
 
 // PhoneStopApp force-stops an app.
 func PhoneStopApp() Tool {
-	return actTool(toolSpec{
+	return appTool("stop", toolSpec{
 		name:  "phone_stop_app",
 		title: "Stop an app",
 		desc: "Force-stop an app, e.g. when it hangs or to start it again from its first screen with phone_launch. " +
@@ -259,7 +250,12 @@ func PhoneStopApp() Tool {
 		params:      []param{deviceParam(), appParam(`The app's id or label from phone_apps.`)},
 		destructive: true,
 		idempotent:  true,
-	}, func(c *call) (string, agent.Action, error) {
+	})
+}
+
+// appTool is an acting tool whose only argument besides the device is an app.
+func appTool(kind string, spec toolSpec) Tool {
+	return actTool(spec, func(c *call) (string, agent.Action, error) {
 		var a struct {
 			Device string `json:"device"`
 			App    string `json:"app"`
@@ -267,7 +263,7 @@ func PhoneStopApp() Tool {
 		if err := c.bind(&a); err != nil {
 			return "", agent.Action{}, err
 		}
-		return a.Device, agent.Action{Kind: "stop", App: a.App}, nil
+		return a.Device, agent.Action{Kind: kind, App: a.App}, nil
 	})
 }
 

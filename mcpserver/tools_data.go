@@ -58,7 +58,7 @@ func PhoneNotifications() Tool {
 		name:  "phone_notifications",
 		title: "Read notifications",
 		desc: "List a phone's notifications (app, title, text, time), newest first as the phone gives them, " +
-			"e.g. to find a delivery update or a message without opening apps. Notifications of blocked apps and one-time codes are not shown.",
+			"e.g. to find a delivery update or a message without opening apps.",
 		params:     []param{deviceParam()},
 		readOnly:   true,
 		idempotent: true,
