@@ -26,13 +26,9 @@ func (s *Session) observe(ctx context.Context, device, tool string, args map[str
 
 // observeFrom is observe for a call that began at started.
 func (s *Session) observeFrom(ctx context.Context, started time.Time, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
-	l, err := s.hold(device)
+	l, drv, err := s.begin(ctx, started, device, tool, args)
 	if err != nil {
 		return nil, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
 	}
 	p := s.m.phone(device)
 	view, err := s.read(ctx, drv, p, device)
@@ -50,6 +46,20 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 	}
 	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
 	return obs, nil
+}
+
+// begin starts a tool call on a device: the session must hold it, and its
+// driver must be there (that failure is recorded as the call's step).
+func (s *Session) begin(ctx context.Context, started time.Time, device, tool string, args map[string]any) (*lease, sdk.Driver, error) {
+	l, err := s.hold(device)
+	if err != nil {
+		return nil, nil, err
+	}
+	drv, err := s.driver(device)
+	if err != nil {
+		return nil, nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	return l, drv, nil
 }
 
 // read reads a device's screen into its model.
@@ -87,13 +97,12 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	started := time.Now()
 	args := actionArgs(device, a)
 	tool := "phone_" + a.Kind
-	l, err := s.hold(device)
+	if a.Kind == "stop" {
+		tool = "phone_stop_app"
+	}
+	l, drv, err := s.begin(ctx, started, device, tool, args)
 	if err != nil {
 		return nil, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
 	}
 	p := s.m.phone(device)
 	p.act.Lock()

@@ -17,14 +17,10 @@ const maxWait = 60 * time.Second
 // Apps lists the apps the agent may launch: all of them, or the task's list.
 func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 	started := time.Now()
-	l, err := s.hold(device)
+	args := map[string]any{"device": device}
+	l, drv, err := s.begin(ctx, started, device, "phone_apps", args)
 	if err != nil {
 		return nil, err
-	}
-	args := map[string]any{"device": device}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, "phone_apps", args, started, err, "")
 	}
 	lister, ok := drv.(sdk.AppLister)
 	if !ok {
@@ -58,7 +54,7 @@ func inList(list []string, id, label string) bool {
 func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, progress Progress) (*Observation, error) {
 	started := time.Now()
 	args := map[string]any{"device": device, "text": req.Text, "ref": req.Ref, "gone": req.Gone, "timeout_ms": req.Timeout.Milliseconds()}
-	l, err := s.hold(device)
+	l, drv, err := s.begin(ctx, started, device, "phone_wait_for", args)
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +62,6 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 		return nil, s.record(ctx, l, "phone_wait_for", args, started, Errorf(CodeInvalidArgument, "give either text or ref"), "")
 	}
 	timeout := min(max(req.Timeout, time.Second), maxWait)
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
-	}
 	p := s.m.phone(device)
 	deadline := time.Now().Add(timeout)
 	for {
@@ -118,13 +110,9 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 func (s *Session) Notifications(ctx context.Context, device string) ([]Notification, error) {
 	started := time.Now()
 	args := map[string]any{"device": device}
-	l, err := s.hold(device)
+	l, drv, err := s.begin(ctx, started, device, "phone_notifications", args)
 	if err != nil {
 		return nil, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, "phone_notifications", args, started, err, "")
 	}
 	nl, ok := drv.(sdk.NotificationLister)
 	if !ok {
@@ -146,13 +134,9 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 func (s *Session) Files(ctx context.Context, device, path string) ([]File, error) {
 	started := time.Now()
 	args := map[string]any{"device": device, "path": path}
-	l, err := s.hold(device)
+	l, drv, err := s.begin(ctx, started, device, "phone_files", args)
 	if err != nil {
 		return nil, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, s.record(ctx, l, "phone_files", args, started, err, "")
 	}
 	f, ok := drv.(sdk.Filer)
 	if !ok {
@@ -174,13 +158,9 @@ func (s *Session) Files(ctx context.Context, device, path string) ([]File, error
 func (s *Session) Upload(ctx context.Context, device, path string, data []byte) (int64, error) {
 	started := time.Now()
 	args := map[string]any{"device": device, "path": path, "bytes": len(data)}
-	l, err := s.hold(device)
+	l, drv, err := s.begin(ctx, started, device, "phone_upload", args)
 	if err != nil {
 		return 0, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return 0, s.record(ctx, l, "phone_upload", args, started, err, "")
 	}
 	f, ok := drv.(sdk.Filer)
 	if !ok {
