@@ -33,11 +33,14 @@ func actTool(s toolSpec, build func(c *call) (device string, a agent.Action, err
 	s.openWorld = true
 	s.output = observationOutput()
 	s.codes = actCodes
+	s.params = append(s.params, stringParam("approval_id",
+		"Only when repeating a call that answered approval_pending: the id it gave. Repeat the call exactly, with this added.", 1, 128))
 	s.run = func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
 		device, a, err := build(c)
 		if err != nil {
 			return nil, err
 		}
+		a.ApprovalID, _ = c.args["approval_id"].(string)
 		obs, err := c.sess.Act(ctx, device, a, c.progress)
 		if err != nil {
 			return nil, err

@@ -22,7 +22,14 @@ const (
 	CodeDeviceLocked     Code = "device_locked"
 	CodeTimeout          Code = "timeout"
 	CodeOutOfScope       Code = "out_of_scope"
-	CodeInternal         Code = "internal"
+	// The Safety codes.
+	CodeDenied          Code = "denied"
+	CodeScopeDenied     Code = "scope_denied"
+	CodeBlockedApp      Code = "blocked_app"
+	CodeCredentials     Code = "credentials"
+	CodeApprovalPending Code = "approval_pending"
+	CodeStale           Code = "stale"
+	CodeInternal        Code = "internal"
 )
 
 // Error is a failure an agent should react to: a code and a sentence for a

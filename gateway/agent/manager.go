@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
@@ -35,7 +36,14 @@ type Config struct {
 	OfflineGrace time.Duration
 	// SettleCap bounds the wait for a screen to settle after an action (default 3 s).
 	SettleCap time.Duration
-	Logger    *slog.Logger
+	// Guard decides about actions before they run; nil allows everything.
+	Guard Guard
+	// Approvals holds what the guard asks the person; nil denies what it asks.
+	Approvals *approval.Book
+	// ApprovalWait is how long an acting call waits for the person before it
+	// answers approval_pending (default 45 s).
+	ApprovalWait time.Duration
+	Logger       *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -47,6 +55,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SettleCap <= 0 {
 		c.SettleCap = 3 * time.Second
+	}
+	if c.ApprovalWait <= 0 {
+		c.ApprovalWait = 45 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -209,7 +220,7 @@ func (m *Manager) phone(id string) *phone {
 // unknown until MCP's initialize names it (SetClient); the session enters
 // the history with its agent then, or at its first lease.
 func (m *Manager) Open(ctx context.Context, client Client, transport string) (*Session, error) {
-	s := &Session{m: m, id: newID("s"), client: client, transport: transport, started: time.Now()}
+	s := &Session{m: m, id: newID("s"), client: client, transport: transport, started: time.Now(), waiting: map[string]waitingCall{}}
 	if client.Name != "" {
 		if err := s.SetClient(ctx, client); err != nil {
 			return nil, err

@@ -96,13 +96,17 @@ func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
 func (s *Session) Act(ctx context.Context, device string, a Action, progress Progress) (*Observation, error) {
 	started := time.Now()
 	args := actionArgs(device, a)
-	tool := "phone_" + a.Kind
-	if a.Kind == "stop" {
-		tool = "phone_stop_app"
-	}
+	tool := toolName(a.Kind)
 	l, drv, err := s.begin(ctx, started, device, tool, args)
 	if err != nil {
 		return nil, err
+	}
+	if book := s.m.cfg.Approvals; book != nil && a.ApprovalID == "" {
+		// The phone takes no other action while an approval is open.
+		if c, open := book.OpenFor(device); open {
+			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeApprovalPending,
+				"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, c.Tool, c.Target, c.ID), "")
+		}
 	}
 	p := s.m.phone(device)
 	p.act.Lock()
@@ -126,6 +130,23 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	actions, err := s.plan(view, a)
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	target := targetNode(view, a)
+	asked, err := s.guard(ctx, l, view, target, a, args, progress)
+	if err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	if asked {
+		// The person took time to decide: act only if the target is still
+		// where the agent aimed.
+		now, err := s.read(ctx, drv, p, device)
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+		if !stillThere(view, now, target) {
+			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeStale,
+				"the screen changed while the person decided, so the action was not done; observe and decide again"), "")
+		}
 	}
 	if a.Kind == "type" && typesIntoPassword(view, a.Target) {
 		args["text"] = "[redacted]" // the history never holds a password

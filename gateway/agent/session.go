@@ -24,6 +24,8 @@ type Session struct {
 	started   time.Time
 	recorded  bool   // the session is in the history; guarded by Manager.mu
 	resumeKey string // who may take over its parked leases (resume.go); guarded by Manager.mu
+	// waiting holds actions waiting for an approval, by approval id; guarded by Manager.mu.
+	waiting map[string]waitingCall
 }
 
 // ID is the session's id in the history.

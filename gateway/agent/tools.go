@@ -221,12 +221,6 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 	}
 }
 
-// Approval waits on a pending approval. None exist until the policy asks
-// for them.
-func (s *Session) Approval(ctx context.Context, id string, progress Progress) (*Observation, error) {
-	return nil, Errorf(CodeNotFound, "there is no pending approval %q", id)
-}
-
 // shoot takes the step's screenshot in the background and files it as the
 // step's "after". A step's "before" is the previous step's "after": the
 // screen does not change between two steps of one agent on a leased phone.

@@ -64,6 +64,8 @@ type Action struct {
 	Key       string // key
 	App       string // launch, stop: app id or label
 	URL       string // open_url
+	// ApprovalID repeats a call that answered approval_pending, with its id.
+	ApprovalID string
 }
 
 // Observation is what an agent reads after a read or an action.
