@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
@@ -55,16 +56,17 @@ type Config struct {
 
 // Gateway is a running daemon.
 type Gateway struct {
-	cfg     Config
-	log     *slog.Logger
-	lock    *home.Lock
-	host    *driverhost.Host
-	api     *api.Server
-	store   history.Store
-	media   *history.MediaWriter
-	agents  *agent.Manager
-	started time.Time
-	stop    chan struct{}
+	cfg       Config
+	log       *slog.Logger
+	lock      *home.Lock
+	host      *driverhost.Host
+	api       *api.Server
+	store     history.Store
+	approvals *approval.Book
+	media     *history.MediaWriter
+	agents    *agent.Manager
+	started   time.Time
+	stop      chan struct{}
 	// httpAddr is where MCP over HTTP listens; set before the local API
 	// serves, then only read.
 	httpAddr string
@@ -120,7 +122,11 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, stop: make(chan struct{})}
 	g.media = history.NewMediaWriter(store, cfg.Dirs.Media(), history.MediaOptions{Logger: log})
-	g.agents = agent.NewManager(agent.Config{Drivers: g.host, Store: store, Media: g.media, Logger: log})
+	g.approvals = approval.NewBook(approval.DefaultTTL)
+	g.approvals.OnChange = func(c approval.Card) {
+		log.Info("approval", "id", c.ID, "status", c.Status, "device", c.Device, "agent", c.Agent, "tool", c.Tool, "commit", c.Commit)
+	}
+	g.agents = agent.NewManager(agent.Config{Drivers: g.host, Store: store, Media: g.media, Logger: log, Approvals: g.approvals})
 	g.routes()
 	return g, nil
 }
@@ -306,6 +312,7 @@ func (g *Gateway) routes() {
 		return nil, g.agents.HandBack(d.Device)
 	})
 	g.personRoutes()
+	g.approvalRoutes()
 	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
 		select {
 		case <-g.stop:
