@@ -250,6 +250,8 @@ func TestEveryToolOverStdio(t *testing.T) {
 	h.fails("phone_upload", with("path", "../escape.txt", "content_base64", "aGVsbG8="), "invalid_argument")
 	h.ok(call("phone_files"), with("path", "notes"), "hello.txt")
 	h.fails("phone_files", with("path", "nope"), "not_found")
+	// Opening a URL commits (open_url): the person approves it.
+	e.approveNext(t)
 	h.ok(call("phone_open_url"), with("url", "https://example.com/"), "")
 	h.fails("phone_open_url", with("url", "not a url"), "invalid_argument")
 	h.ok(call("phone_stop_app"), with("app", "Browser"), "")
@@ -282,6 +284,23 @@ func TestEveryToolOverStdio(t *testing.T) {
 	if len(ts) != 1 || ts[0].Agent != "e2e-agent" || ts[0].Outcome != "released" || ts[0].Steps < 20 {
 		t.Errorf("history: got %+v", ts)
 	}
+}
+
+// approveNext approves, from the person's side, the next approval that
+// opens, in the background.
+func (e *env) approveNext(t *testing.T) {
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			var cards []struct{ ID string }
+			out, _ := e.cmd("approvals", "--json").Output()
+			if json.Unmarshal(out, &cards) == nil && len(cards) > 0 {
+				e.cmd("approve", cards[0].ID).Run()
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
 }
 
 // TestStdoutPurity: whatever happens, stdout carries only JSON-RPC (the

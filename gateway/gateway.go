@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/policy"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
@@ -63,6 +65,7 @@ type Gateway struct {
 	api       *api.Server
 	store     history.Store
 	approvals *approval.Book
+	policy    *policy.Store
 	media     *history.MediaWriter
 	agents    *agent.Manager
 	started   time.Time
@@ -109,6 +112,19 @@ func New(cfg Config) (*Gateway, error) {
 		}
 		dc.Env[SimDriver] = append(dc.Env[SimDriver], "PINKY_SIM_WORLD="+cfg.SimWorld)
 	}
+	// The policy decides what agents may do; without a good one the daemon
+	// does not start (a broken policy never means "allow").
+	if created, err := policy.EnsureDefault(filepath.Join(cfg.Dirs.Home, policy.PolicyFile)); err != nil {
+		lock.Release()
+		return nil, err
+	} else if created {
+		log.Info("wrote the default policy; edit it to change what agents may do", "file", filepath.Join(cfg.Dirs.Home, policy.PolicyFile))
+	}
+	pol, err := policy.LoadStore(cfg.Dirs.Home)
+	if err != nil {
+		lock.Release()
+		return nil, fmt.Errorf("the policy: %w", err)
+	}
 	store, err := history.Open(cfg.Dirs.Database())
 	if err != nil {
 		lock.Release()
@@ -126,7 +142,11 @@ func New(cfg Config) (*Gateway, error) {
 	g.approvals.OnChange = func(c approval.Card) {
 		log.Info("approval", "id", c.ID, "status", c.Status, "device", c.Device, "agent", c.Agent, "tool", c.Tool, "commit", c.Commit)
 	}
-	g.agents = agent.NewManager(agent.Config{Drivers: g.host, Store: store, Media: g.media, Logger: log, Approvals: g.approvals})
+	g.policy = pol
+	g.agents = agent.NewManager(agent.Config{
+		Drivers: g.host, Store: store, Media: g.media, Logger: log,
+		Guard: guard{policy: pol}, Approvals: g.approvals,
+	})
 	g.routes()
 	return g, nil
 }
@@ -154,6 +174,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	actx, stopAgents := context.WithCancel(context.Background())
 	agentsDone := make(chan struct{})
 	go func() { g.agents.Run(actx); close(agentsDone) }()
+	go g.policy.Watch(actx, g.log) // an edit applies at once; a broken one keeps the last good policy
 	defer func() { stopAgents(); <-agentsDone }()
 	if g.cfg.HTTPAddr != "" {
 		stopHTTP, err := g.startHTTP(actx)

@@ -90,6 +90,9 @@ type phone struct {
 	model *screen.Model
 	// Guarded by Manager.mu.
 	capsKnown, waitIdle bool
+	blocked             bool       // a blocked app was in front at the last read
+	boxes               []sdk.Rect // what to cover in screenshots, from the last read
+	boxSize             sdk.Point  // the screen size the boxes are in
 }
 
 // lease is a session's hold on a phone, with the task it serves.

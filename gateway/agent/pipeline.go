@@ -12,6 +12,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
+	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
 // Observe reads the screen: what changed since the agent's last read, or
@@ -42,7 +43,9 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, false), "")
 		}
-		obs.Screenshot = img.Data
+		if obs.Screenshot, err = s.cover(p, img); err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
 	}
 	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
 	return obs, nil
@@ -68,7 +71,43 @@ func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device str
 	if err != nil {
 		return nil, fromDriver(device, err, false)
 	}
-	return p.model.Read(sc), nil
+	return s.see(p, device, sc)
+}
+
+// see turns a driver's screen into what the agent may see. A blocked app's
+// screen is not read at all; one-time codes and passwords are masked, and
+// the rectangles to cover in screenshots are kept for the phone.
+func (s *Session) see(p *phone, device string, sc *sdk.Screen) (*screen.View, error) {
+	m := s.m
+	category := ""
+	if g := m.cfg.Guard; g != nil {
+		if sc.App.ID != "" && g.Blocked(sc.App.ID) {
+			m.mu.Lock()
+			p.blocked = true
+			m.mu.Unlock()
+			return nil, Errorf(CodeBlockedApp, "the app in front of %s is blocked: you may not see or use it. Go home with phone_key, or ask the person with phone_ask_person", device)
+		}
+		if c, ok := g.(interface{ Category(string) string }); ok {
+			category = c.Category(sc.App.ID)
+		}
+	}
+	masked, boxes := secrets.MaskScreen(sc, secrets.Options{AuthenticatorApp: category == "authenticators"})
+	m.mu.Lock()
+	p.blocked, p.boxes, p.boxSize = false, boxes, sdk.Point{X: sc.Width, Y: sc.Height}
+	m.mu.Unlock()
+	return p.model.Read(masked), nil
+}
+
+// cover hides the phone's secrets (as its last read found them) in a
+// screenshot of it.
+func (s *Session) cover(p *phone, img *sdk.Image) ([]byte, error) {
+	s.m.mu.Lock()
+	boxes, size := p.boxes, p.boxSize
+	s.m.mu.Unlock()
+	if len(boxes) == 0 {
+		return img.Data, nil
+	}
+	return secrets.CoverJPEG(img.Data, size.X, size.Y, boxes, 75)
 }
 
 // show renders view for the lease's agent: the whole screen when asked,
@@ -361,11 +400,13 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 			return nil, false, err
 		}
 		if prev != nil && screen.SameScreen(prev, sc) {
-			return p.model.Read(sc), true, nil
+			v, err := s.see(p, device, sc)
+			return v, true, err
 		}
 		prev = sc
 		if time.Since(start) >= cap {
-			return p.model.Read(sc), false, nil
+			v, err := s.see(p, device, sc)
+			return v, false, err
 		}
 		if progress != nil {
 			progress(time.Since(start).Seconds(), cap.Seconds(), "waiting for the screen to settle")
@@ -521,12 +562,14 @@ func (s *Session) screenChanged(l *lease) bool {
 func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) string {
 	m := s.m
 	b, _ := json.Marshal(args)
+	// Nothing secret in the history: a code the agent passed on is masked.
+	argsText, msg := secrets.Scrub(string(b)), secrets.Scrub(msg)
 	m.mu.Lock()
 	l.seq++
 	seq := l.seq
 	m.mu.Unlock()
 	step := history.Step{
-		ID: newID("st"), TaskID: l.taskID, Seq: seq, Tool: tool, Args: string(b), Outcome: code, Message: msg,
+		ID: newID("st"), TaskID: l.taskID, Seq: seq, Tool: tool, Args: argsText, Outcome: code, Message: msg,
 		Diff: diff, StartedAt: started, Duration: time.Since(started),
 	}
 	// The step is recorded even when the agent gave up on the call.

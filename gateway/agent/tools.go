@@ -9,6 +9,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
 // maxWait caps phone_wait_for.
@@ -32,6 +33,9 @@ func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 	}
 	var out []App
 	for _, a := range apps {
+		if g := s.m.cfg.Guard; g != nil && g.Blocked(a.ID) {
+			continue // blocked apps are hidden from agents
+		}
 		if len(l.apps) == 0 || inList(l.apps, a.ID, a.Label) {
 			out = append(out, App{ID: a.ID, Label: a.Label})
 		}
@@ -122,9 +126,13 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 	if err != nil {
 		return nil, s.record(ctx, l, "phone_notifications", args, started, fromDriver(device, err, false), "")
 	}
-	out := make([]Notification, len(ns))
-	for i, n := range ns {
-		out[i] = Notification{App: n.AppID, Title: n.Title, Text: n.Text, Time: n.Posted}
+	out := make([]Notification, 0, len(ns))
+	for _, n := range ns {
+		if g := s.m.cfg.Guard; g != nil && n.AppID != "" && g.Blocked(n.AppID) {
+			continue // a blocked app's notifications are not the agent's
+		}
+		n = secrets.MaskNotification(n)
+		out = append(out, Notification{App: n.AppID, Title: n.Title, Text: n.Text, Time: n.Posted})
 	}
 	s.recordOK(ctx, l, "phone_notifications", args, started, fmt.Sprintf("%d notifications", len(out)))
 	return out, nil
@@ -231,6 +239,12 @@ func (s *Session) shoot(l *lease, stepID string) {
 		if err != nil {
 			return
 		}
+		m.mu.Lock()
+		blocked := s.m.phones[l.device] != nil && s.m.phones[l.device].blocked
+		m.mu.Unlock()
+		if blocked {
+			return // never a picture of a blocked app
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		// 960 px on the longer side reads well in the history and costs a
@@ -240,6 +254,11 @@ func (s *Session) shoot(l *lease, stepID string) {
 			m.log.Debug("step screenshot", "device", l.device, "err", err)
 			return
 		}
-		m.cfg.Media.Save(history.Shot{TaskID: l.taskID, StepID: stepID, Kind: history.KindAfter, JPEG: img.Data, Width: img.Width, Height: img.Height})
+		data, err := s.cover(s.m.phone(l.device), img)
+		if err != nil {
+			m.log.Error("covering secrets in a step screenshot; not saved", "device", l.device, "err", err)
+			return
+		}
+		m.cfg.Media.Save(history.Shot{TaskID: l.taskID, StepID: stepID, Kind: history.KindAfter, JPEG: data, Width: img.Width, Height: img.Height})
 	}()
 }

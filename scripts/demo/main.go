@@ -2,9 +2,10 @@
 // `pinky mcp` exactly as an agent host does (a private PINKY_HOME, the
 // virtual phones on), lists the phones, connects with a task, asks the
 // person to unlock the phone (and plays the person: `pinky unlock`, then
-// `pinky hand-back`), opens Messages, replies to a contact, goes home and
-// releases; then it prints `pinky history show` for the task. Every call
-// and its result are printed.
+// `pinky hand-back`), opens Messages, replies to a contact (sending asks
+// the person: the script reads the card with `pinky approvals` and approves
+// it), goes home and releases; then it prints `pinky history show` for the
+// task. Every call and its result are printed.
 //
 //	go run ./scripts/demo bin/pinky
 package main
@@ -110,7 +111,36 @@ func run(pinky string) error {
 		{"phone_launch", map[string]any{"device": device, "app": "Messages"}},
 		{"phone_tap", map[string]any{"device": device, "text": "Ben Okafor"}},
 		{"phone_type", map[string]any{"device": device, "field": "Text message", "text": "Yes, got them! See you Friday."}},
-		{"phone_tap", map[string]any{"device": device, "text": "Send"}},
+	} {
+		if _, err := d.call(step.tool, step.args); err != nil {
+			return err
+		}
+	}
+
+	// Sending a message commits: the policy asks the person. The agent's
+	// call waits while the person reads the card and approves it.
+	sent := make(chan error, 1)
+	go func() {
+		_, err := d.call("phone_tap", map[string]any{"device": device, "text": "Send"})
+		sent <- err
+	}()
+	id, err := d.waitForCard()
+	if err != nil {
+		return err
+	}
+	if err := d.person("approvals"); err != nil {
+		return err
+	}
+	if err := d.person("approve", id); err != nil {
+		return err
+	}
+	if err := <-sent; err != nil {
+		return err
+	}
+	for _, step := range []struct {
+		tool string
+		args map[string]any
+	}{
 		{"phone_key", map[string]any{"device": device, "key": "home"}},
 		{"phone_release", map[string]any{"device": device}},
 	} {
@@ -122,6 +152,25 @@ func run(pinky string) error {
 		return fmt.Errorf("no task id in the connect result")
 	}
 	return d.person("history", "show", task)
+}
+
+// waitForCard waits until an approval is open and returns its id, reading
+// the person's local API as their client does.
+func (d *demo) waitForCard() (string, error) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		cmd := exec.CommandContext(d.ctx, d.pinky, "approvals", "--json")
+		cmd.Env = d.env
+		out, err := cmd.Output()
+		if err == nil {
+			var cards []struct{ ID string }
+			if json.Unmarshal(out, &cards) == nil && len(cards) > 0 {
+				return cards[0].ID, nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return "", fmt.Errorf("no approval opened for the Send tap")
 }
 
 // call makes one tool call and prints it and its result. A tool error is

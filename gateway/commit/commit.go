@@ -1,0 +1,559 @@
+package commit
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pinky-gateway/pinky/gateway/screen"
+)
+
+// Kind is what an action would commit. The zero Kind means nothing.
+type Kind string
+
+// Commit kinds.
+const (
+	Payment         Kind = "payment"          // paying for something: "Pay", "Confirm payment"
+	Purchase        Kind = "purchase"         // buying or subscribing: "Buy now", "Place order", a price in a store
+	SendMessage     Kind = "send_message"     // a message, mail or invitation leaves the phone
+	Post            Kind = "post"             // publishing: "Post", "Tweet", a submitted comment
+	Call            Kind = "call"             // a phone or video call starts
+	InstallApp      Kind = "install_app"      // "Install", "Get" in a store
+	UninstallApp    Kind = "uninstall_app"    // "Uninstall", "Delete App"
+	Delete          Kind = "delete"           // data is removed: "Delete", "Move to trash", "Erase"
+	ChangeSetting   Kind = "change_setting"   // a switch, a quick settings tile, "Turn on"
+	OpenURL         Kind = "open_url"         // a link leaves the app: open_url, "Open in browser"
+	GrantPermission Kind = "grant_permission" // "Allow", "While using the app"
+	SignIn          Kind = "sign_in"          // "Sign in", "Continue with Google", a submitted password
+	Transfer        Kind = "transfer"         // money moves to someone: "Send money", "Send $50"
+)
+
+// Kinds lists every commit kind, most consequential first. When a control
+// or a dialog says several things, the first kind here wins.
+var Kinds = []Kind{Transfer, Payment, Purchase, UninstallApp, Delete, InstallApp, GrantPermission,
+	SendMessage, Post, Call, SignIn, ChangeSetting, OpenURL}
+
+// rank orders kinds, internal ones after the real ones.
+var rank = func() map[Kind]int {
+	m := map[Kind]int{}
+	for i, k := range Kinds {
+		m[k] = i
+	}
+	for i, k := range []Kind{kindReview, kindConfirm, kindStore, kindSave, kindCancel, kindNot} {
+		m[k] = len(Kinds) + i
+	}
+	return m
+}()
+
+// Action is the action to classify, in the terms of the agent's tools.
+type Action struct {
+	Kind   string       // tap, double_tap, long_press, swipe, scroll, type, key, launch, stop, open_url
+	Target *screen.Node // the element acted on, nil when none; for type and key nil means the focused field
+	Text   string       // type: the text
+	Submit bool         // type: submit after typing (the enter or send key)
+	Key    string       // key: the key's name ("enter")
+	URL    string       // open_url
+	App    string       // launch, stop: the app
+}
+
+// Result is what an action would commit. Kind is empty when nothing.
+type Result struct {
+	Kind     Kind
+	Evidence string // why, for a person: `button "Place order" matched "place order" (en)`
+	Lang     string // the language of the words that decided, when words did
+}
+
+// Detect classifies what a would commit on screen v. v may be nil (no
+// screen context); a.Target, when set, should be a node of v so that its
+// dialog and neighbours can be read.
+func Detect(v *screen.View, a Action) Result {
+	d := detector{v: v}
+	if v != nil {
+		d.app = classify(v.App.ID)
+	}
+	switch strings.ToLower(a.Kind) {
+	case "open_url":
+		return byURL(a.URL)
+	case "tap", "double_tap", "click":
+		return d.tap(d.node(a.Target))
+	case "type":
+		if !a.Submit && !strings.ContainsAny(a.Text, "\n\r") {
+			return Result{}
+		}
+		how := "typing with submit"
+		if !a.Submit {
+			how = "typing a new line"
+		}
+		return d.submit(d.field(a.Target), how)
+	case "key":
+		switch strings.ToLower(a.Key) {
+		case "enter", "return", "numpad_enter", "keycode_enter", "send", "\n":
+			return d.submit(d.field(a.Target), "key "+strings.ToLower(a.Key))
+		case "call", "keycode_call":
+			return Result{Kind: Call, Evidence: "key " + strings.ToLower(a.Key)}
+		}
+	}
+	return Result{}
+}
+
+// detector holds one call's screen.
+type detector struct {
+	v   *screen.View
+	app appClass
+	buf [16]match
+}
+
+// node returns the node of v that n stands for (same ref), or n itself when
+// v does not have it.
+func (d *detector) node(n *screen.Node) *screen.Node {
+	if n == nil || d.v == nil {
+		return n
+	}
+	if i := d.index(n.Ref); i >= 0 {
+		return &d.v.Nodes[i]
+	}
+	return n
+}
+
+func (d *detector) index(ref int) int {
+	if d.v == nil || ref == 0 {
+		return -1
+	}
+	for i := range d.v.Nodes {
+		if d.v.Nodes[i].Ref == ref {
+			return i
+		}
+	}
+	return -1
+}
+
+// field is the field text goes into: the target, or the focused field.
+func (d *detector) field(n *screen.Node) *screen.Node {
+	if n != nil {
+		return d.node(n)
+	}
+	if d.v == nil {
+		return nil
+	}
+	for i := range d.v.Nodes {
+		f := &d.v.Nodes[i]
+		if f.Focused && (f.Editable || f.Role == screen.RoleField || f.Role == screen.RolePassword) {
+			return f
+		}
+	}
+	return nil
+}
+
+// byURL classifies an open_url action by the URL's scheme.
+func byURL(u string) Result {
+	u = strings.TrimSpace(u)
+	if u == "" {
+		return Result{}
+	}
+	scheme, _, ok := strings.Cut(u, ":")
+	scheme = strings.ToLower(scheme)
+	if !ok || strings.ContainsAny(scheme, "/?#") {
+		scheme = ""
+	}
+	ev := "open_url " + strconv.Quote(short(u)) + " (scheme " + scheme + ")"
+	switch scheme {
+	case "tel", "telprompt", "callto", "facetime", "facetime-audio":
+		return Result{Kind: Call, Evidence: ev}
+	case "sms", "smsto", "mms", "mmsto", "mailto", "imessage":
+		return Result{Kind: SendMessage, Evidence: ev}
+	}
+	return Result{Kind: OpenURL, Evidence: ev}
+}
+
+// submit classifies sending what is in field n: a chat or compose field
+// sends, a comment field posts, a password field signs in, a search field
+// does nothing.
+func (d *detector) submit(n *screen.Node, how string) Result {
+	if n == nil {
+		return Result{}
+	}
+	desc := describe(n)
+	if n.Password || n.Role == screen.RolePassword {
+		return Result{Kind: SignIn, Evidence: desc + " submitted (" + how + ")"}
+	}
+	if n.Role != screen.RoleField && !n.Editable {
+		return Result{}
+	}
+	for _, s := range []string{n.Hint, n.Element.ContentDescription, n.Element.Hint, idWords(n.Element.ResourceID), n.ShortID} {
+		if s == "" {
+			continue
+		}
+		ms := longest(fields.scan(normalize(s), d.buf[:0]))
+		m, ok := pick(ms)
+		if !ok {
+			continue
+		}
+		if m.e.kind == kindNot {
+			return Result{}
+		}
+		return Result{Kind: m.e.kind, Lang: m.e.lang,
+			Evidence: desc + " submitted (" + how + ") matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")"}
+	}
+	switch d.app {
+	case appMessaging:
+		return Result{Kind: SendMessage, Evidence: desc + " submitted (" + how + ") in messaging app " + d.v.App.ID}
+	case appSocial:
+		return Result{Kind: Post, Evidence: desc + " submitted (" + how + ") in social app " + d.v.App.ID}
+	}
+	return Result{}
+}
+
+// pick chooses the deciding match among non-overlapping ones: none when a
+// "no" comes first ("Cancel payment"), else the highest ranked kind.
+func pick(ms []match) (match, bool) {
+	if len(ms) == 0 {
+		return match{}, false
+	}
+	if ms[0].e.kind == kindCancel {
+		return ms[0], true
+	}
+	best := ms[0]
+	for _, m := range ms[1:] {
+		if rank[m.e.kind] < rank[best.e.kind] {
+			best = m
+		}
+	}
+	return best, true
+}
+
+// tap classifies touching n.
+func (d *detector) tap(n *screen.Node) Result {
+	if n == nil {
+		return Result{}
+	}
+	switch n.Role {
+	case screen.RoleField, screen.RolePassword, screen.RoleKeyboard, screen.RoleList, screen.RoleTab,
+		screen.RoleTabs, screen.RoleProgress, screen.RoleSlider, screen.RolePicker, screen.RoleWeb,
+		screen.RoleDialog, screen.RoleMenu:
+		return Result{} // focusing, scrolling, navigating or picking commits nothing
+	case screen.RoleSwitch, screen.RoleCheckbox, screen.RoleRadio:
+		return d.toggle(n)
+	case screen.RoleText, screen.RoleImage, screen.RoleGroup, "":
+		if !n.Clickable {
+			return Result{} // text that cannot be touched: a title, a noun
+		}
+	}
+	if n.Checkable {
+		return d.toggle(n)
+	}
+	if n.Role == screen.RoleLink && isPhoneNumber(n.Label) {
+		return Result{Kind: Call, Evidence: describe(n) + " is a phone number link"}
+	}
+
+	label := n.Label
+	item := n.Role == screen.RoleItem
+	if i := strings.Index(label, " · "); i >= 0 {
+		label = label[:i] // a merged row: its first line names it, the rest is content
+	}
+	nav := navMarked(label) || (item && d.app == appSettings)
+
+	if d.app == appStore && isPrice(label) {
+		return Result{Kind: Purchase, Evidence: describe(n) + " is a price in app store " + d.v.App.ID}
+	}
+
+	var m match
+	var ok bool
+	for _, s := range []string{label, n.Element.ContentDescription, n.Element.Text, idWords(n.Element.ResourceID)} {
+		if s == "" {
+			continue
+		}
+		ns := normalize(s)
+		if ns == "" {
+			continue
+		}
+		ms := longest(controls.scan(ns, d.buf[:0]))
+		if long(ns) {
+			ms = leading(ms) // a long text commits only when it starts with the verb
+		}
+		if m, ok = pick(ms); ok {
+			break
+		}
+	}
+	if !ok {
+		return Result{}
+	}
+	kind := m.e.kind
+	ev := describe(n) + " matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")"
+	res := Result{Kind: kind, Lang: m.e.lang, Evidence: ev}
+	switch kind {
+	case kindNot, kindCancel:
+		return Result{}
+	case kindStore:
+		if d.app != appStore {
+			return Result{}
+		}
+		res.Kind, res.Evidence = InstallApp, ev+" in app store "+d.v.App.ID
+	case kindSave:
+		if d.app != appSettings {
+			return Result{}
+		}
+		res.Kind, res.Evidence = ChangeSetting, ev+" in settings app "+d.v.App.ID
+	case kindConfirm, kindReview:
+		c, ok := d.context(n, kind == kindReview)
+		if !ok || nav {
+			return Result{}
+		}
+		c.Evidence = describe(n) + " " + c.Evidence
+		return c
+	case SendMessage:
+		switch {
+		case hasAmount(n.Label) || d.app == appMoney:
+			res.Kind = Transfer
+			if d.app == appMoney {
+				res.Evidence += " in payments app " + d.v.App.ID
+			} else {
+				res.Evidence += " with an amount"
+			}
+		default:
+			if c, ok := d.context(n, false); ok && (c.Kind == Transfer || c.Kind == Payment) {
+				res.Kind, res.Evidence = Transfer, ev+" "+c.Evidence
+			}
+		}
+	}
+	if nav && !strong(res.Kind) {
+		return Result{}
+	}
+	return res
+}
+
+// strong kinds commit even from a control that looks like it navigates
+// ("Delete account ›", a settings row "Uninstall").
+func strong(k Kind) bool {
+	switch k {
+	case Payment, Purchase, Transfer, Delete, UninstallApp, InstallApp, SendMessage, Call:
+		return true
+	}
+	return false
+}
+
+// toggle classifies flipping a switch, checkbox or radio button.
+func (d *detector) toggle(n *screen.Node) Result {
+	desc := describe(n)
+	if ns := normalize(n.Label); ns != "" {
+		ms := longest(controls.scan(ns, d.buf[:0]))
+		for _, m := range ms {
+			switch {
+			case m.e.kind == GrantPermission:
+				return Result{Kind: GrantPermission, Lang: m.e.lang, Evidence: desc + " matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")"}
+			case m.e.kind == kindNot && d.app != appSettings:
+				return Result{} // a form's option: "Remember me", "Show password"
+			}
+		}
+	}
+	switch {
+	case n.Role == screen.RoleSwitch:
+		return Result{Kind: ChangeSetting, Evidence: desc + " is a switch"}
+	case d.app == appSettings:
+		return Result{Kind: ChangeSetting, Evidence: desc + " in settings app " + d.v.App.ID}
+	}
+	return Result{} // a form's checkbox or option: "Remember me", "I agree"
+}
+
+// context is the kind that the dialog around n (or, when wide, the screen's
+// text) says a generic "OK" or "Confirm" commits.
+func (d *detector) context(n *screen.Node, wide bool) (Result, bool) {
+	if d.v == nil {
+		return Result{}, false
+	}
+	i := d.index(n.Ref)
+	if i < 0 {
+		return Result{}, false
+	}
+	// The nearest enclosing dialog: walk parents (they come earlier).
+	dlg := -1
+	for p := d.v.Nodes[i].Parent; p != 0; {
+		j := d.index(p)
+		if j < 0 {
+			break
+		}
+		if d.v.Nodes[j].Role == screen.RoleDialog {
+			dlg = j
+			break
+		}
+		p = d.v.Nodes[j].Parent
+	}
+	var texts []*screen.Node
+	where := "on screen"
+	switch {
+	case dlg >= 0:
+		where = "in dialog"
+		if l := d.v.Nodes[dlg].Label; l != "" {
+			texts = append(texts, &d.v.Nodes[dlg])
+		}
+		for j := dlg + 1; j < len(d.v.Nodes) && d.v.Nodes[j].Depth > d.v.Nodes[dlg].Depth; j++ {
+			if t := &d.v.Nodes[j]; isText(t) {
+				texts = append(texts, t)
+			}
+		}
+	case wide:
+		listDepth := -1
+		for j := range d.v.Nodes {
+			t := &d.v.Nodes[j]
+			if listDepth >= 0 && t.Depth > listDepth {
+				continue // a list's rows are content, not the screen's subject
+			}
+			listDepth = -1
+			if t.Role == screen.RoleList {
+				listDepth = t.Depth
+				continue
+			}
+			if isText(t) && len(texts) < 24 {
+				texts = append(texts, t)
+			}
+		}
+	default:
+		return Result{}, false
+	}
+	var best match
+	var from *screen.Node
+	amount := false
+	for _, t := range texts {
+		amount = amount || hasAmount(t.Label)
+		for _, m := range longest(controls.scan(normalize(t.Label), d.buf[:0])) {
+			if rank[m.e.kind] >= len(Kinds) {
+				continue
+			}
+			if from == nil || rank[m.e.kind] < rank[best.e.kind] {
+				best, from = m, t
+			}
+		}
+	}
+	if from == nil {
+		if amount && wide {
+			return Result{Kind: Payment, Evidence: where + " with an amount"}, true
+		}
+		return Result{}, false
+	}
+	k := best.e.kind
+	if k == SendMessage && amount {
+		k = Transfer
+	}
+	return Result{Kind: k, Lang: best.e.lang,
+		Evidence: where + " " + strconv.Quote(short(from.Label)) + " matched " + strconv.Quote(best.e.phrase) + " (" + best.e.lang + ")"}, true
+}
+
+// isText reports whether t is text that says something, not a control.
+func isText(t *screen.Node) bool {
+	return t.Label != "" && !t.Clickable && !t.Editable && !t.Checkable &&
+		(t.Role == screen.RoleText || t.Role == screen.RoleGroup || t.Role == screen.RoleDialog)
+}
+
+// describe is how evidence names a node: role "label".
+func describe(n *screen.Node) string {
+	s := string(n.Role)
+	if s == "" {
+		s = "element"
+	}
+	switch {
+	case n.Label != "" && !n.Password && n.Role != screen.RoleField:
+		s += " " + strconv.Quote(short(n.Label))
+	case n.Hint != "":
+		s += " hint=" + strconv.Quote(short(n.Hint))
+	case n.ShortID != "":
+		s += " id=" + n.ShortID
+	}
+	return s
+}
+
+func short(s string) string {
+	const max = 60
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
+
+// long reports whether a normalized label is more than a control's name:
+// over six words, or over sixteen characters of CJK text.
+func long(ns string) bool {
+	if strings.Count(ns, " ") >= 6 {
+		return true
+	}
+	if hasCJK(ns) {
+		return utf8.RuneCountInString(ns) > 16
+	}
+	return false
+}
+
+// leading keeps the matches at the start of the text.
+func leading(ms []match) []match {
+	if len(ms) > 0 && ms[0].start == 0 {
+		return ms[:1]
+	}
+	return nil
+}
+
+// navMarked reports whether a label ends the way menu entries that open
+// another screen do: "…", "...", "›", ">", "»".
+func navMarked(label string) bool {
+	l := strings.TrimSpace(label)
+	for _, suf := range []string{"…", "...", "›", ">", "»", "＞", "→", "〉"} {
+		if strings.HasSuffix(l, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAmount reports whether s holds a sum of money: a currency sign or
+// code next to digits ("$50", "50,00 €", "R$ 20", "¥1,200", "50 руб").
+func hasAmount(s string) bool {
+	digit, sign := false, false
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			digit = true
+		case unicode.Is(unicode.Sc, r) || r == '元' || r == '円' || r == '원' || r == '￥':
+			sign = true
+		}
+	}
+	if !digit {
+		return false
+	}
+	if sign {
+		return true
+	}
+	l := strings.ToLower(s)
+	for _, c := range []string{"usd", "eur", "gbp", "brl", "mxn", "rub", "руб", "ريال", "درهم", "جنيه", "ر.س", "د.إ", "ج.م", "nt$", "dollars", "euros", "reais", "pesos"} {
+		if strings.Contains(l, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isPrice reports whether a label is only a price ("$0.99", "¥120", "US$4.99").
+func isPrice(label string) bool {
+	if !hasAmount(label) || len(label) > 16 {
+		return false
+	}
+	for _, r := range label {
+		if unicode.IsLetter(r) && !(r >= 'A' && r <= 'Z') && r != '元' && r != '円' && r != '원' {
+			return false
+		}
+	}
+	return true
+}
+
+// isPhoneNumber reports whether s looks like a phone number: digits with
+// the usual separators, at least six digits.
+func isPhoneNumber(s string) bool {
+	digits := 0
+	for _, r := range strings.TrimPrefix(strings.TrimSpace(s), "tel:") {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case strings.ContainsRune(" +-().", r):
+		default:
+			return false
+		}
+	}
+	return digits >= 6
+}
