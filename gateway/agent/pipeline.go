@@ -159,6 +159,10 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
 	}
+	target := targetNode(view, a)
+	if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
+		args["text"] = "[redacted]" // the history never holds a password or a code, even a refused one
+	}
 	if a.Kind == "launch" || a.Kind == "stop" {
 		id, err := s.appID(ctx, drv, l, a.App)
 		if err != nil {
@@ -170,7 +174,6 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
 	}
-	target := targetNode(view, a)
 	asked, err := s.guard(ctx, l, view, target, a, args, progress)
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
@@ -186,9 +189,6 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeStale,
 				"the screen changed while the person decided, so the action was not done; observe and decide again"), "")
 		}
-	}
-	if a.Kind == "type" && typesIntoPassword(view, a.Target) {
-		args["text"] = "[redacted]" // the history never holds a password
 	}
 	for i, sa := range actions {
 		if _, err := drv.Act(ctx, device, sa); err != nil {
@@ -238,32 +238,6 @@ func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app strin
 		return "", Errorf(CodeOutOfScope, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
 	}
 	return id, nil
-}
-
-// typesIntoPassword reports whether typing at target (or, without one,
-// into the focused field) goes into a password field.
-func typesIntoPassword(view *screen.View, t Target) bool {
-	var n screen.Node
-	var err error
-	switch {
-	case t.Ref != 0:
-		n, err = view.ByRef(t.Ref)
-	case t.Text != "":
-		n, err = view.ByText(t.Text, t.Occurrence)
-	case t.HasPoint:
-		var ok bool
-		if n, ok = view.ByPoint(sdk.Point{X: t.X, Y: t.Y}); !ok {
-			return false
-		}
-	default:
-		for _, n := range view.Nodes {
-			if n.Focused && n.Password {
-				return true
-			}
-		}
-		return false
-	}
-	return err == nil && n.Password
 }
 
 // definite reports whether a driver error means the action did not run.

@@ -23,8 +23,10 @@ const window = 64
 // short prefix, "G-482913") in the same sentence as a code word and at most
 // 64 characters from it, or alone in the sentence right before or after
 // one ("Verification code\n482913"). An upper-case token of letters and
-// digits right after a code word ("Your code: K7F2Q9") counts too. Spans
-// cover the digits (and a separator between two groups), not a prefix.
+// digits right after a code word ("Your code: K7F2Q9") counts too, and so
+// does every repeat of a code found in the same text (in a login link).
+// Spans cover the digits (and a separator between two groups), not a
+// prefix.
 func FindCodes(text string) []Span {
 	return findCodes(text, scope{})
 }
@@ -449,11 +451,7 @@ func wordAt(r []rune, i int) string {
 }
 
 func sortSpans(s []Span) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].Start < s[j-1].Start; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	slices.SortFunc(s, func(a, b Span) int { return a.Start - b.Start })
 }
 
 // maskSpans replaces the letters and digits inside spans with Mask.

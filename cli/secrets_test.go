@@ -1,0 +1,109 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSecretsNeverLeave runs the virtual phone's flows that show one-time
+// codes (the Authenticator, unblocked for the test) and a password field,
+// then searches every MCP response, the database, the media files and the
+// daemon's log for the codes and the password: zero occurrences.
+func TestSecretsNeverLeave(t *testing.T) {
+	e := newEnv(t)
+	policy := `blocked_categories: [wallets, password_managers]
+unblocked_apps: [com.pinky.sim.bank, com.google.android.apps.authenticator2]
+rules:
+  - name: default
+    decision: allow
+  - name: ask before committing
+    commit: any
+    decision: ask
+`
+	if err := os.WriteFile(filepath.Join(e.home, "policy.yaml"), []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := e.stdioHost("PINKY_SIM=1")
+	h.initialize()
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+	const password = "hunter2-Secret!"
+	dev := map[string]any{"device": "sim-android-1"}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"device": "sim-android-1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	h.ok("phone_connect", with("task", "check my sign-in codes"), "Pixel Launcher")
+	h.ok("phone_launch", with("app", "Bank"), "Sign in")
+	h.ok("phone_type", with("field", "Username", "text", "ana"), "ana")
+	h.fails("phone_type", with("field", "Password", "text", password), "credentials")
+	h.ok("phone_launch", with("app", "Authenticator"), "Authenticator")
+	h.ok("phone_observe", with("full", true, "screenshot", true), "Google")
+	h.ok("phone_notifications", dev, "")
+	h.ok("phone_release", dev, "")
+
+	// The codes, as the phone shows them, read with the person's tool.
+	var raw struct{ Elements []struct{ Text string } }
+	out, errs, code := e.run("driver", "screen", "sim-android-1", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil {
+		t.Fatalf("driver screen: %s", errs)
+	}
+	var secrets []string
+	for _, el := range raw.Elements {
+		if len(el.Text) == 7 && el.Text[3] == ' ' {
+			secrets = append(secrets, el.Text, strings.ReplaceAll(el.Text, " ", ""))
+		}
+	}
+	if len(secrets) < 4 {
+		t.Fatalf("found %d code forms on the Authenticator screen; the test needs the codes", len(secrets))
+	}
+	secrets = append(secrets, password)
+	if _, errs, code := e.run("stop-daemon"); code != 0 {
+		t.Fatalf("stop-daemon: %s", errs)
+	}
+
+	// Every MCP response.
+	h.mu.Lock()
+	responses, _ := json.Marshal(h.lines)
+	h.mu.Unlock()
+	check := func(where string, data []byte) {
+		for _, s := range secrets {
+			if bytes.Contains(data, []byte(s)) {
+				t.Errorf("%s holds the secret %q", where, s)
+			}
+		}
+	}
+	check("the MCP responses", responses)
+	// Every file of the data folder: the database (and its WAL), media, logs, policy.
+	files := 0
+	filepath.Walk(e.home, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		files++
+		check(strings.TrimPrefix(path, e.home), data)
+		return nil
+	})
+	if files < 3 {
+		t.Errorf("searched only %d files; want the database, the log and media", files)
+	}
+	// The screenshot the agent got is covered where the codes are: it is
+	// a JPEG, so the check above cannot read it; its presence is checked.
+	if !bytes.Contains(responses, []byte(`"image/jpeg"`)) {
+		t.Error("no screenshot came back")
+	}
+}
