@@ -88,9 +88,10 @@ var (
 	readCodes = []agent.Code{
 		agent.CodeInvalidArgument, agent.CodeNotFound, agent.CodeNotLeased,
 		agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked,
-		agent.CodeUnsupported, agent.CodeInternal,
+		agent.CodeUnsupported, agent.CodeBlockedApp, agent.CodeInternal,
 	}
-	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout, agent.CodeOutOfScope)
+	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout, agent.CodeOutOfScope,
+		agent.CodeApprovalPending, agent.CodeDenied, agent.CodeStale, agent.CodeCredentials, agent.CodeScopeDenied)
 )
 
 // observationOutput is the output schema of tools that return the screen.

@@ -109,14 +109,16 @@ func newID() string {
 // bound to b, and returns its id.
 func (bk *Book) Open(card Card, b Binding) Card {
 	now := bk.now()
-	c := card
+	c := new(Card)
+	*c = card
 	c.ID, c.Status, c.OpenedAt, c.ExpiresAt = newID(), Pending, now, now.Add(bk.ttl)
 	c.binding, c.decided = b, make(chan struct{})
 	bk.mu.Lock()
-	bk.items[c.ID] = &c
+	bk.items[c.ID] = c
+	out := *c // a copy: the person may decide as soon as the lock is free
 	bk.mu.Unlock()
-	bk.changed(c)
-	return c
+	bk.changed(out)
+	return out
 }
 
 func (bk *Book) changed(c Card) {
