@@ -22,13 +22,12 @@ var codeDocs = []struct {
 	{agent.CodeUncertain, "The action's outcome is unknown: it may or may not have happened. Observe before repeating it."},
 	{agent.CodeUnsupported, "This phone or its driver cannot do that. Do it another way."},
 	{agent.CodeTimeout, "What you waited for did not happen in time. Observe, then decide."},
-	{agent.CodeOutOfScope, "The task may only use the apps it named at phone_connect. Stay within them, or release and connect with a new task."},
 	{agent.CodeApprovalPending, "The person has not decided yet. Do not act another way: wait with phone_approval, or repeat the exact call with approval_id."},
 	{agent.CodeDenied, "The person or the policy refused it. Do not try another way; tell the user, or ask the person."},
 	{agent.CodeStale, "The screen changed while the person decided, so the action was not done. Observe and decide again."},
 	{agent.CodeCredentials, "Typing passwords and one-time codes is the person's job. Ask them with phone_ask_person."},
 	{agent.CodeBlockedApp, "The app is blocked: you may not see or use it. Go home, or ask the person."},
-	{agent.CodeScopeDenied, "You may only read (read-only mode, or a watch-only agent). Do not act."},
+	{agent.CodeScopeDenied, "Outside what you may do: read-only mode, a watch-only agent, or an app the task did not name at phone_connect. Do not act there."},
 	{agent.CodeInternal, "Pinky failed; the detail is in its log. Try again; if it keeps failing, tell the person."},
 }
 

@@ -90,7 +90,7 @@ var (
 		agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked,
 		agent.CodeUnsupported, agent.CodeBlockedApp, agent.CodeInternal,
 	}
-	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout, agent.CodeOutOfScope,
+	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout,
 		agent.CodeApprovalPending, agent.CodeDenied, agent.CodeStale, agent.CodeCredentials, agent.CodeScopeDenied)
 )
 

@@ -390,7 +390,20 @@ func TestLaunchByLabelAndScope(t *testing.T) {
 		t.Fatalf("launch by label: %v, %+v", err, obs)
 	}
 	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Bank"}, nil)
-	wantCode(t, "launch outside the task's apps", err, CodeOutOfScope)
+	wantCode(t, "launch outside the task's apps", err, CodeScopeDenied)
+	// With another app in front (the person opened Notes), only keys work.
+	f.drv.d.Act(ctx, "sim-android-1", keyAction("home"))
+	if _, err := s.Observe(ctx, "sim-android-1", false, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Notes"}}, nil); err != nil {
+		t.Fatalf("tap on the launcher: %v", err)
+	}
+	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{X: 500, Y: 1000, HasPoint: true}}, nil)
+	wantCode(t, "tap in an app outside the task's list", err, CodeScopeDenied)
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "key", Key: "home"}, nil); err != nil {
+		t.Errorf("a key outside the task's apps: %v", err)
+	}
 	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Nonesuch"}, nil)
 	wantCode(t, "launch an unknown app", err, CodeNotFound)
 	apps, err := s.Apps(ctx, "sim-android-1")

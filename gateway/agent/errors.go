@@ -21,7 +21,6 @@ const (
 	CodeUnsupported      Code = "unsupported"
 	CodeDeviceLocked     Code = "device_locked"
 	CodeTimeout          Code = "timeout"
-	CodeOutOfScope       Code = "out_of_scope"
 	// The Safety codes.
 	CodeDenied          Code = "denied"
 	CodeScopeDenied     Code = "scope_denied"

@@ -163,6 +163,9 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
 		args["text"] = "[redacted]" // the history never holds a password or a code, even a refused one
 	}
+	if err := inScope(l, view, a); err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
 	if a.Kind == "launch" || a.Kind == "stop" {
 		id, err := s.appID(ctx, drv, l, a.App)
 		if err != nil {
@@ -211,6 +214,20 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	return obs, nil
 }
 
+// inScope keeps a task that named its apps to them: with another app in
+// front only keys (back, home) and launches (checked by appID) work, so
+// the agent can find its way back.
+func inScope(l *lease, view *screen.View, a Action) error {
+	if len(l.apps) == 0 || a.Kind == "key" || a.Kind == "launch" || a.Kind == "stop" {
+		return nil
+	}
+	app := view.App
+	if app.System || app.ID == "" || inList(l.apps, app.ID, app.Label) {
+		return nil // the home and lock screens belong to every task
+	}
+	return Errorf(CodeScopeDenied, "the task %q may only use %s, and %s is in front; go back with phone_key or launch one of them", l.task, strings.Join(l.apps, ", "), app.Label)
+}
+
 // appID resolves an app id or label to the id, and keeps a task to the
 // apps it named at connect.
 func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app string) (string, error) {
@@ -235,7 +252,7 @@ func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app strin
 		}
 	}
 	if len(l.apps) > 0 && !inList(l.apps, id, app) {
-		return "", Errorf(CodeOutOfScope, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
+		return "", Errorf(CodeScopeDenied, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
 	}
 	return id, nil
 }
