@@ -67,12 +67,33 @@ func newHistoryShowCmd() *cobra.Command {
 	return cmd
 }
 
+func newTakeOverCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "takeover DEVICE",
+		Aliases: []string{"take-over"},
+		Short:   "Take a phone from the agent: its actions wait until you hand it back",
+		Long: `Take over a phone while an agent works on it: the agent's actions answer
+person_in_control (its reads still work) until ` + "`pinky handback DEVICE`" + `.
+The lease and the task go on.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := call(cmd.Context(), api.MethodTakeOver, api.DeviceParams{Device: args[0]}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "you have %s; pinky handback %s gives it back\n", args[0], args[0])
+			return nil
+		},
+	}
+}
+
 func newHandBackCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "hand-back DEVICE",
-		Short: "Give a phone back to the agent that asked for your help",
-		Long: `When an agent hands you a phone with phone_ask_person ("please sign in"),
-do what it asked on the phone, then run this: the agent goes on.`,
+		Use:     "handback DEVICE",
+		Aliases: []string{"hand-back"},
+		Short:   "Give a phone back to the agent (after a take-over, or when it asked for your help)",
+		Long: `Give the phone back to the agent: after ` + "`pinky takeover`" + `, or when an agent
+handed it to you with phone_ask_person ("please sign in") and you did what
+it asked.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := call(cmd.Context(), api.MethodHandBack, api.DeviceParams{Device: args[0]}, nil); err != nil {

@@ -204,17 +204,23 @@ func TestHTTPDaemon(t *testing.T) {
 		t.Errorf("leases: got %+v; want one of remote-agent", st.Leases)
 	}
 
+	// The person unlocks it (agents do not type PINs).
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
 	// A session per call: the next session of the same agent keeps the lease.
-	for _, digit := range []string{"1", "2"} {
+	for _, target := range []string{"Settings", "Network & internet"} {
 		a.end()
 		a.initialize("remote-agent")
-		if text, failed := a.tool("phone_tap", map[string]any{"device": "sim-android-1", "text": digit}); failed {
-			t.Fatalf("phone_tap %s in a new session: %s", digit, text)
+		if text, failed := a.tool("phone_tap", map[string]any{"device": "sim-android-1", "text": target}); failed {
+			t.Fatalf("phone_tap %s in a new session: %s", target, text)
 		}
 	}
 	other := &mcpHTTP{t: t, url: url, token: tok}
 	other.initialize("someone-else")
-	if text, failed := other.tool("phone_tap", map[string]any{"device": "sim-android-1", "text": "3"}); !failed || !strings.HasPrefix(text, "lease_held") {
+	if text, failed := other.tool("phone_tap", map[string]any{"device": "sim-android-1", "text": "Wi-Fi"}); !failed || !strings.HasPrefix(text, "lease_held") {
 		t.Errorf("another agent taps: %v %q; want lease_held", failed, text)
 	}
 

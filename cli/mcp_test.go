@@ -376,8 +376,13 @@ func TestDriverKilledMidAction(t *testing.T) {
 
 	h := e.stdioHost()
 	h.initialize()
-	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "crash test"}, "LOCKED")
-	id := h.request("tools/call", map[string]any{"name": "phone_tap", "arguments": map[string]any{"device": "sim-android-1", "text": "1"}})
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "crash test"}, "Pixel Launcher")
+	id := h.request("tools/call", map[string]any{"name": "phone_tap", "arguments": map[string]any{"device": "sim-android-1", "text": "Messages"}})
 	time.Sleep(300 * time.Millisecond) // the tap is now hanging in the driver
 	before := e.driver("sim")
 	if err := syscall.Kill(before.Pid, syscall.SIGKILL); err != nil {
@@ -401,7 +406,7 @@ func TestDriverKilledMidAction(t *testing.T) {
 	if out, errs, code := e.run("stop", "sim-android-1"); code != 0 || !strings.Contains(out, "stopped 1") {
 		t.Fatalf("pinky stop: exit %d: %s%s", code, out, errs)
 	}
-	h.fails("phone_observe", map[string]any{"device": "sim-android-1"}, "not_leased")
+	h.fails("phone_observe", map[string]any{"device": "sim-android-1"}, "stopped")
 	var ts []api.Task
 	e.json(&ts, "history")
 	if len(ts) != 1 || ts[0].Outcome != "stopped" {

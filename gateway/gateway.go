@@ -21,6 +21,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/gateway/policy"
@@ -68,6 +69,7 @@ type Gateway struct {
 	policy    *policy.Store
 	media     *history.MediaWriter
 	agents    *agent.Manager
+	events    *events.Log // the person's event stream (events_wiring.go)
 	started   time.Time
 	stop      chan struct{}
 	// httpAddr is where MCP over HTTP listens; set before the local API
@@ -143,9 +145,10 @@ func New(cfg Config) (*Gateway, error) {
 		log.Info("approval", "id", c.ID, "status", c.Status, "device", c.Device, "agent", c.Agent, "tool", c.Tool, "commit", c.Commit)
 	}
 	g.policy = pol
+	g.wireEvents()
 	g.agents = agent.NewManager(agent.Config{
 		Drivers: g.host, Store: store, Media: g.media, Logger: log,
-		Guard: guard{policy: pol}, Approvals: g.approvals,
+		Guard: guard{policy: pol}, Approvals: g.approvals, Events: g.events,
 	})
 	g.routes()
 	return g, nil
@@ -167,6 +170,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	defer g.store.Close()
 	defer g.media.Close()
 	g.started = time.Now()
+	defer g.startEvents(ctx)()
 	if err := g.host.Start(ctx); err != nil {
 		return err
 	}
@@ -330,7 +334,11 @@ func (g *Gateway) routes() {
 		if err := api.Params(p, &d); err != nil {
 			return nil, err
 		}
-		return nil, g.agents.HandBack(d.Device)
+		if err := g.agents.HandBack(d.Device); err != nil {
+			return nil, err
+		}
+		g.events.Publish(events.Event{Kind: events.PersonHandback, Device: d.Device})
+		return nil, nil
 	})
 	g.personRoutes()
 	g.approvalRoutes()

@@ -85,6 +85,9 @@ func newHTTPFixture(t *testing.T, grace time.Duration) *httpFixture {
 	}
 	d := sim.New(w)
 	t.Cleanup(func() { d.Close() })
+	if err := d.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
+		t.Fatal(err)
+	}
 	f := &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &syncBuffer{}}
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.agents = agent.NewManager(agent.Config{Drivers: simDrivers{d}, Store: f.store, Logger: log})
@@ -179,7 +182,13 @@ func wantFailure(t *testing.T, c *client.Client, what, tool string, args map[str
 
 var (
 	connectAndroid = map[string]any{"device": "sim-android-1", "task": "unlock the phone"}
-	tapDigit       = func(d string) map[string]any { return map[string]any{"device": "sim-android-1", "text": d} }
+	// tapDigit taps an element by its text. The phone is unlocked by the
+	// fixture (agents do not type PINs), so the launcher is in front: the
+	// "digits" open Settings and flip two of its switches.
+	tapDigit = func(d string) map[string]any {
+		text := map[string]string{"1": "Settings", "2": "Wi-Fi", "3": "Bluetooth"}[d]
+		return map[string]any{"device": "sim-android-1", "text": text}
+	}
 )
 
 // post sends one raw JSON-RPC POST.

@@ -9,11 +9,24 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/events"
 )
 
 // personRoutes registers the person's controls: stopping an agent, and
 // unlocking a phone with its PIN.
 func (g *Gateway) personRoutes() {
+	g.api.Handle(api.MethodTakeOver, func(_ context.Context, p json.RawMessage) (any, error) {
+		var d api.DeviceParams
+		if err := api.Params(p, &d); err != nil {
+			return nil, err
+		}
+		if err := g.agents.TakeOver(d.Device); err != nil {
+			return nil, err
+		}
+		g.log.Warn("the person took over a phone", "device", d.Device)
+		g.events.Publish(events.Event{Kind: events.PersonTakeover, Device: d.Device})
+		return nil, nil
+	})
 	g.api.Handle(api.MethodStopLease, func(_ context.Context, p json.RawMessage) (any, error) {
 		var s api.StopParams
 		if err := api.Params(p, &s); err != nil {

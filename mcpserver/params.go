@@ -91,7 +91,8 @@ var (
 		agent.CodeUnsupported, agent.CodeBlockedApp, agent.CodeInternal,
 	}
 	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout,
-		agent.CodeApprovalPending, agent.CodeDenied, agent.CodeStale, agent.CodeCredentials, agent.CodeScopeDenied)
+		agent.CodeApprovalPending, agent.CodeDenied, agent.CodeStale, agent.CodeCredentials, agent.CodeScopeDenied,
+		agent.CodePersonInControl, agent.CodeStopped)
 )
 
 // observationOutput is the output schema of tools that return the screen.

@@ -127,12 +127,16 @@ func TestConnectActReleaseRecordsATask(t *testing.T) {
 	if !obs.Full || !obs.Locked || !strings.Contains(obs.Text, `button "OK"`) {
 		t.Errorf("connect: got %+v; want the whole lock screen", obs)
 	}
-	for _, d := range "1234" {
-		tap(t, s, string(d))
+	// Agents do not type PINs: acting on the lock screen is refused; the
+	// person unlocks.
+	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil)
+	wantCode(t, "tap on the lock screen", err, CodeDeviceLocked)
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+		t.Fatal(err)
 	}
-	obs = tap(t, s, "OK")
-	if obs.Locked || !obs.Full || !strings.Contains(obs.Text, "Messages") {
-		t.Errorf("after the PIN: got %+v; want the launcher, whole", obs)
+	obs, err = s.Observe(ctx, "sim-android-1", false, false)
+	if err != nil || obs.Locked || !obs.Full || !strings.Contains(obs.Text, "Messages") {
+		t.Errorf("after the person unlocked: got %+v, %v; want the launcher, whole", obs, err)
 	}
 	obs = tap(t, s, "Messages")
 	if !strings.Contains(obs.Text, "Ben Okafor") {
@@ -156,12 +160,12 @@ func TestConnectActReleaseRecordsATask(t *testing.T) {
 	if sum.Outcome != "released" || sum.Text != "reply to Ben" || sum.AgentName != "Claude Code" {
 		t.Errorf("task: got %+v", sum)
 	}
-	// connect, 4 digits, OK, Messages, observe, release
+	// connect, the refused tap, observe, Messages, observe, release
 	var tools []string
 	for _, st := range steps {
 		tools = append(tools, st.Tool)
 	}
-	if want := "phone_connect phone_tap phone_tap phone_tap phone_tap phone_tap phone_tap phone_observe phone_release"; strings.Join(tools, " ") != want {
+	if want := "phone_connect phone_tap phone_observe phone_tap phone_observe phone_release"; strings.Join(tools, " ") != want {
 		t.Errorf("steps: got %q; want %q", strings.Join(tools, " "), want)
 	}
 	if _, err := s.Observe(ctx, "sim-android-1", false, false); err == nil {
@@ -274,11 +278,12 @@ func TestActionCutByCrashIsUncertain(t *testing.T) {
 	f := newFixture(t, Config{})
 	s := f.session(t, "agent")
 	ctx := context.Background()
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
 	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	f.drv.wrap = func(d sdk.Driver) sdk.Driver { return goneOnAct{d} }
-	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil)
+	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil)
 	e := wantCode(t, "act while the driver dies", err, CodeUncertain)
 	if !strings.Contains(e.Message, "observe before repeating") {
 		t.Errorf("uncertain must advise to observe: %q", e.Message)
@@ -294,6 +299,7 @@ func TestTargets(t *testing.T) {
 	f := newFixture(t, Config{})
 	s := f.session(t, "agent")
 	ctx := context.Background()
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
 	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
 		t.Fatal(err)
 	}
@@ -324,10 +330,10 @@ func TestPasswordNotRecorded(t *testing.T) {
 	f := newFixture(t, Config{})
 	s := f.session(t, "agent")
 	ctx := context.Background()
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "sign in"}); err != nil {
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "sign in"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "com.pinky.sim.bank"}, nil); err != nil {
@@ -379,10 +385,10 @@ func TestLaunchByLabelAndScope(t *testing.T) {
 	f := newFixture(t, Config{})
 	s := f.session(t, "agent")
 	ctx := context.Background()
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply", Apps: []string{"Messages"}}); err != nil {
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply", Apps: []string{"Messages"}}); err != nil {
 		t.Fatal(err)
 	}
 	obs, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "messages"}, nil)
@@ -425,7 +431,9 @@ func TestPersonStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Observe(ctx, "sim-android-1", false, false)
-	wantCode(t, "after the person stopped it", err, CodeNotLeased)
+	wantCode(t, "after the person stopped it", err, CodeStopped)
+	_, err = s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"})
+	wantCode(t, "the same task again", err, CodeStopped)
 	if err := f.m.Stop("sim-android-1"); err == nil {
 		t.Error("stopping a free phone succeeded")
 	}
@@ -455,7 +463,8 @@ func TestScreenshotsOnlyWhenTheScreenChanged(t *testing.T) {
 	if _, err := s.Observe(ctx, "sim-android-1", false, false); err != nil { // nothing changed
 		t.Fatal(err)
 	}
-	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil); err != nil {
+	drv.d.Unlock(ctx, "sim-android-1", "1234")
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The shots are taken and written in the background: wait for them.
@@ -469,5 +478,35 @@ func TestScreenshotsOnlyWhenTheScreenChanged(t *testing.T) {
 	_, steps, _ := store.Task(ctx, ts[0].ID)
 	if got := []bool{steps[0].After != "", steps[1].After != "", steps[2].After != ""}; got[1] || !got[0] || !got[2] {
 		t.Errorf("screenshots (connect, observe, tap): got %v; want the unchanged observe without one", got)
+	}
+}
+
+func TestTakeOverAndHandBack(t *testing.T) {
+	f := newFixture(t, Config{})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.TakeOver("sim-android-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.TakeOver("sim-android-1"); err == nil {
+		t.Error("a second take-over succeeded")
+	}
+	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil)
+	wantCode(t, "act while the person has it", err, CodePersonInControl)
+	if _, err := s.Observe(ctx, "sim-android-1", false, false); err != nil {
+		t.Errorf("a read while the person has it: %v", err)
+	}
+	if ls := f.m.Leases(); len(ls) != 1 || !ls[0].WithPerson {
+		t.Errorf("leases: %+v; want it with the person", ls)
+	}
+	if err := f.m.HandBack("sim-android-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil); err != nil {
+		t.Errorf("act after the hand-back: %v", err)
 	}
 }

@@ -28,6 +28,8 @@ const (
 	CodeCredentials     Code = "credentials"
 	CodeApprovalPending Code = "approval_pending"
 	CodeStale           Code = "stale"
+	CodePersonInControl Code = "person_in_control"
+	CodeStopped         Code = "stopped"
 	CodeInternal        Code = "internal"
 )
 

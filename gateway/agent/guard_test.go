@@ -29,10 +29,10 @@ func (askOnSend) Blocked(app string) bool { return app == "com.pinky.sim.bank" }
 func inThread(t *testing.T, f *fixture, s *Session) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply to Ben"}); err != nil {
+	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply to Ben"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range []Action{
@@ -177,10 +177,10 @@ func TestDeniedByGuard(t *testing.T) {
 	f, _ := approvalFixture(t, time.Second)
 	s := f.session(t, "agent")
 	ctx := context.Background()
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
 	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
 	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Bank"}, nil)
 	wantCode(t, "launch a blocked app", err, CodeBlockedApp)
 }

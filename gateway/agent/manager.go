@@ -12,6 +12,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
@@ -43,7 +44,9 @@ type Config struct {
 	// ApprovalWait is how long an acting call waits for the person before it
 	// answers approval_pending (default 45 s).
 	ApprovalWait time.Duration
-	Logger       *slog.Logger
+	// Events receives leases and steps for the person's event stream; nil drops them.
+	Events *events.Log
+	Logger *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -79,8 +82,9 @@ type Manager struct {
 	leases   map[string]*lease // by device id
 	phones   map[string]*phone // by device id, created on first use
 	sessions map[string]*Session
-	offline  map[string]time.Time // devices offline since
-	withHand map[string]chan struct{}
+	offline  map[string]time.Time     // devices offline since
+	withHand map[string]chan struct{} // phones the person has in hand, closed on hand-back
+	stopped  map[string]stopInfo      // by device: the session the person stopped there
 }
 
 // phone is the gateway's state of one device.
@@ -119,7 +123,7 @@ func NewManager(cfg Config) *Manager {
 	return &Manager{
 		cfg: cfg, log: cfg.Logger,
 		leases: map[string]*lease{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
-		offline: map[string]time.Time{}, withHand: map[string]chan struct{}{},
+		offline: map[string]time.Time{}, withHand: map[string]chan struct{}{}, stopped: map[string]stopInfo{},
 	}
 }
 
@@ -206,6 +210,7 @@ func (m *Manager) endTask(l *lease, outcome string) {
 	if err := m.cfg.Store.EndTask(ctx, l.taskID, time.Now(), outcome); err != nil {
 		m.log.Error("ending a task in the history", "task", l.taskID, "err", err)
 	}
+	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: l.device, Agent: l.session.client.Name, Task: l.taskID, Data: map[string]string{"outcome": outcome}})
 }
 
 func (m *Manager) phone(id string) *phone {
@@ -235,13 +240,14 @@ func (m *Manager) Open(ctx context.Context, client Client, transport string) (*S
 	return s, nil
 }
 
-// HandBack ends a phone_ask_person wait on device: the person is done.
+// HandBack gives the phone back to the agent: it ends a take-over, or a
+// phone_ask_person wait.
 func (m *Manager) HandBack(device string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ch, ok := m.withHand[device]
 	if !ok {
-		return fmt.Errorf("no agent asked for %s", device)
+		return fmt.Errorf("%s is not with the person: nobody took it over and no agent asked", device)
 	}
 	close(ch)
 	delete(m.withHand, device)

@@ -10,6 +10,7 @@ func (m *Manager) Stop(device string) error {
 	l, ok := m.leases[device]
 	if ok {
 		delete(m.leases, device)
+		m.stopped[device] = stopInfo{session: l.session, task: l.task}
 	}
 	if ch, asked := m.withHand[device]; asked {
 		close(ch)
@@ -38,4 +39,34 @@ func (m *Manager) StopAll() int {
 		}
 	}
 	return n
+}
+
+// stopInfo remembers whom the person stopped on a phone: that session may
+// not take the phone again for the same task.
+type stopInfo struct {
+	session *Session
+	task    string
+}
+
+// TakeOver gives the phone to the person: the agent's actions on it answer
+// person_in_control until HandBack; reads still work.
+func (m *Manager) TakeOver(device string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.withHand[device]; ok {
+		return fmt.Errorf("%s is already with the person", device)
+	}
+	m.withHand[device] = make(chan struct{})
+	return nil
+}
+
+// personHas reports whether the person has the phone in hand (taken over,
+// or given by phone_ask_person), as an error for an acting call.
+func (m *Manager) personHas(device string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.withHand[device]; ok {
+		return Errorf(CodePersonInControl, "the person is using %s; reads work, actions wait until they hand it back. Observe later", device)
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 	"github.com/pinky-gateway/pinky/gateway/secrets"
@@ -140,6 +141,9 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if err != nil {
 		return nil, err
 	}
+	if err := s.m.personHas(device); err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
 	if book := s.m.cfg.Approvals; book != nil && a.ApprovalID == "" {
 		// The phone takes no other action while an approval is open.
 		if c, open := book.OpenFor(device); open {
@@ -162,6 +166,17 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	target := targetNode(view, a)
 	if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
 		args["text"] = "[redacted]" // the history never holds a password or a code, even a refused one
+	}
+	if view.LockState == sdk.LockLocked && a.Kind != "key" {
+		// The agent last saw the lock screen; the person may have unlocked
+		// the phone since: look again before refusing.
+		if view, err = s.read(ctx, drv, p, device); err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+	}
+	if view.LockState == sdk.LockLocked && a.Kind != "key" {
+		return nil, s.record(ctx, l, tool, args, started, Errorf(CodeDeviceLocked,
+			"%s is locked; ask the person to unlock it with phone_ask_person (they run pinky unlock %s, or unlock it in hand)", device, device), "")
 	}
 	if err := inScope(l, view, a); err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
@@ -569,6 +584,8 @@ func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[s
 	if err := m.cfg.Store.AddStep(wctx, step); err != nil {
 		m.log.Error("recording a step", "task", l.taskID, "tool", tool, "err", err)
 	}
+	// The person's stream gets the tool and the outcome only: never the arguments or the message.
+	m.cfg.Events.Publish(events.Event{Kind: events.Step, Device: l.device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"tool": tool, "outcome": code, "step": fmt.Sprint(seq)}})
 	if m.cfg.Media != nil && code == "ok" && s.screenChanged(l) {
 		s.shoot(l, step.ID)
 	}

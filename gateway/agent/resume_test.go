@@ -33,10 +33,11 @@ func TestParkAndResume(t *testing.T) {
 	f := newFixture(t, Config{})
 	ctx := context.Background()
 	a := f.resumable(t, "remote", "tok1/remote/1.0")
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
 	if _, err := a.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "unlock"}); err != nil {
 		t.Fatal(err)
 	}
-	tap(t, a, "1")
+	tap(t, a, "Settings")
 	if n := f.m.Park(a, time.Minute); n != 1 {
 		t.Fatalf("Park: got %d leases; want 1", n)
 	}
@@ -50,13 +51,13 @@ func TestParkAndResume(t *testing.T) {
 	if n := b.Resume(); n != 1 {
 		t.Fatalf("Resume: got %d; want 1", n)
 	}
-	tap(t, b, "2")
+	tap(t, b, "Wi-Fi")
 	if ls := f.m.Leases(); len(ls) != 1 || !ls[0].ParkedUntil.IsZero() || ls[0].Steps != 3 {
 		t.Errorf("leases after resume: got %+v; want one, not parked, 3 steps", ls)
 	}
 	// The grace has no hold on a lease that was taken over.
 	f.m.sweep(time.Now().Add(2 * time.Minute))
-	tap(t, b, "3")
+	tap(t, b, "Bluetooth")
 
 	ts := f.tasks(t)
 	if len(ts) != 1 || ts[0].Outcome != "" || ts[0].Steps != 4 {

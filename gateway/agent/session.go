@@ -10,7 +10,9 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
 // Session is one connected agent (one MCP connection). Its methods are the
@@ -135,6 +137,10 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	now := time.Now()
 	l := &lease{device: device, session: s, taskID: newID("t"), task: task, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
 	m.mu.Lock()
+	if st, ok := m.stopped[device]; ok && st.session == s && st.task == task {
+		m.mu.Unlock()
+		return nil, Errorf(CodeStopped, "the person stopped you on %s for the task %q; do not take it again for this task", device, task)
+	}
 	if held, ok := m.leases[device]; ok {
 		mine := held.session == s || s.takeOver(held)
 		m.mu.Unlock()
@@ -164,6 +170,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, fmt.Errorf("recording the task: %w", err)
 	}
 	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
+	m.cfg.Events.Publish(events.Event{Kind: events.LeaseStarted, Device: device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"text": secrets.Scrub(task)}})
 	obs, err := s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
 	if obs != nil {
 		obs.TaskID = l.taskID
@@ -224,6 +231,9 @@ func (s *Session) notHeld(device string, l *lease) *Error {
 	if l != nil {
 		return heldError(device, l)
 	}
+	if st, ok := s.m.stopped[device]; ok && st.session == s {
+		return Errorf(CodeStopped, "the person stopped you on %s (task %q); do not use it for this task. Tell the user", device, st.task)
+	}
 	return Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", device)
 }
 
@@ -238,9 +248,6 @@ func (s *Session) hold(device string) (*lease, error) {
 		return nil, s.notHeld(device, l)
 	}
 	l.lastUsed = time.Now()
-	if _, busy := m.withHand[device]; busy {
-		return nil, Errorf(CodeInvalidArgument, "the person has %s in hand; wait for phone_ask_person to return", device)
-	}
 	if since, off := m.offline[device]; off {
 		return nil, s.offlineError(device, since)
 	}

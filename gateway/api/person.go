@@ -4,6 +4,10 @@ package api
 // All, at the person's word: StopParams → StopResult.
 const MethodStopLease = "leases.stop"
 
+// MethodTakeOver gives a phone to the person: agents' actions on it wait
+// until MethodHandBack. DeviceParams → {}.
+const MethodTakeOver = "devices.takeover"
+
 // StopParams names the phone whose lease ends, or all of them.
 type StopParams struct {
 	Device string `json:"device,omitempty"`

@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/events"
+)
+
+// wireEvents creates the person's event log, feeds it the approvals (the
+// leases and steps come from the agent manager, whose Config.Events is
+// this log; the phones from startEvents), and serves it on the local API.
+// New calls it before it builds the agent manager.
+func (g *Gateway) wireEvents() {
+	g.events = events.New(events.DefaultSize)
+	logged := g.approvals.OnChange
+	g.approvals.OnChange = func(c approval.Card) {
+		if logged != nil {
+			logged(c)
+		}
+		g.events.Publish(approvalEvent(c))
+	}
+	// A long poll: the handler waits for the log, never the other way
+	// round, so a slow or gone client costs one parked goroutine at most.
+	g.api.Handle(api.MethodEvents, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var q api.EventsParams
+		if err := api.Params(p, &q); err != nil {
+			return nil, err
+		}
+		return g.events.Wait(ctx, q.After, q.Max, time.Duration(q.WaitMS)*time.Millisecond), nil
+	})
+}
+
+// approvalEvent is an approval's change as the person's stream shows it:
+// who, where, which tool and why, never the arguments or the screen (the
+// card, read with approvals.list, has them).
+func approvalEvent(c approval.Card) events.Event {
+	e := events.Event{
+		Kind: events.ApprovalDecided, Device: c.Device, Agent: c.Agent, Task: c.TaskID,
+		Data: map[string]string{"id": c.ID, "tool": c.Tool, "commit": c.Commit, "rule": c.Rule, "status": string(c.Status)},
+	}
+	if c.Status == approval.Pending {
+		e.Kind = events.ApprovalOpened
+	}
+	if c.ForTask {
+		e.Data["for_task"] = "true"
+	}
+	return e
+}
+
+// startEvents follows the driver host's device events into the log until
+// ctx ends or the daemon is told to stop, then closes the log so that long
+// polls answer at once instead of holding up the local API's shutdown. Run
+// calls it before it starts the drivers, so that the first phones' arrival
+// is in the log, and calls the returned function on its way out.
+func (g *Gateway) startEvents(ctx context.Context) (stop func()) {
+	ch, unsubscribe := g.host.Subscribe()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer g.events.Close()
+		online := map[string]bool{} // the phones the log knows, and whether online
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-g.stop:
+				return
+			case ev, ok := <-ch:
+				if !ok {
+					return
+				}
+				g.deviceEvent(online, ev)
+			}
+		}
+	}()
+	return func() { cancel(); unsubscribe(); <-done }
+}
+
+// deviceEvent turns one driver host event into the log's events. online
+// is what the log has said of each phone so far; after a resync (the host
+// dropped events for us) the differences with the host's list are
+// published instead.
+func (g *Gateway) deviceEvent(online map[string]bool, ev driverhost.Event) {
+	publish := func(kind string, d driverhost.Device) {
+		g.events.Publish(events.Event{Kind: kind, Device: d.ID, Data: map[string]string{"driver": d.Driver, "name": d.Name}})
+	}
+	switch ev.Kind {
+	case driverhost.EventAdded:
+		online[ev.Device.ID] = ev.Device.Online
+		publish(events.DeviceAdded, ev.Device)
+	case driverhost.EventOnline:
+		online[ev.Device.ID] = true
+		publish(events.DeviceOnline, ev.Device)
+	case driverhost.EventOffline:
+		online[ev.Device.ID] = false
+		publish(events.DeviceOffline, ev.Device)
+	case driverhost.EventRemoved:
+		delete(online, ev.Device.ID)
+		publish(events.DeviceRemoved, ev.Device)
+	case driverhost.EventResync:
+		seen := map[string]bool{}
+		for _, d := range g.host.Devices() {
+			if d.Duplicate || seen[d.ID] {
+				continue
+			}
+			seen[d.ID] = true
+			was, known := online[d.ID]
+			switch {
+			case !known:
+				publish(events.DeviceAdded, d)
+			case was && !d.Online:
+				publish(events.DeviceOffline, d)
+			case !was && d.Online:
+				publish(events.DeviceOnline, d)
+			}
+			online[d.ID] = d.Online
+		}
+		for id := range online {
+			if !seen[id] {
+				delete(online, id)
+				g.events.Publish(events.Event{Kind: events.DeviceRemoved, Device: id})
+			}
+		}
+	}
+}
