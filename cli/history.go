@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -139,7 +136,14 @@ func printTask(w io.Writer, t api.TaskDetail) {
 	if len(t.Apps) > 0 {
 		fmt.Fprintf(w, "apps: %s\n", strings.Join(t.Apps, ", "))
 	}
+	// Each approval is printed before the first step that started after it
+	// opened: the step that asked began first, so the approval follows it.
+	aps := t.Approvals
 	for _, s := range t.StepList {
+		for len(aps) > 0 && aps[0].CreatedAt.Before(s.StartedAt) {
+			printApproval(w, aps[0])
+			aps = aps[1:]
+		}
 		fmt.Fprintf(w, "\n#%d %s %s  %s  %dms\n", s.Seq, s.StartedAt.Local().Format("15:04:05"), s.Tool, string(s.Args), s.DurationMS)
 		if s.Outcome != "ok" {
 			fmt.Fprintf(w, "   %s: %s\n", s.Outcome, s.Message)
@@ -149,6 +153,40 @@ func printTask(w io.Writer, t api.TaskDetail) {
 				fmt.Fprintf(w, "   │ %s\n", l)
 			}
 		}
+	}
+	for _, a := range aps {
+		printApproval(w, a)
+	}
+}
+
+// printApproval prints one approval of a task, as
+// "approval ap_… send_message (rule …) → approved by person at 15:04:05".
+func printApproval(w io.Writer, a api.Approval) {
+	what := a.Commit
+	if what == "" {
+		what = a.Tool
+	}
+	fmt.Fprintf(w, "\napproval %s %s", a.ID, what)
+	if a.Rule != "" {
+		fmt.Fprintf(w, " (rule %s)", a.Rule)
+	}
+	if a.Status == "pending" || a.DecidedAt.IsZero() {
+		fmt.Fprintf(w, " → %s since %s\n", a.Status, a.CreatedAt.Local().Format("15:04:05"))
+	} else {
+		by := a.DecidedBy
+		if by == "" {
+			by = "?"
+		}
+		fmt.Fprintf(w, " → %s by %s at %s\n", a.Status, by, a.DecidedAt.Local().Format("15:04:05"))
+	}
+	if a.Target != "" {
+		fmt.Fprintf(w, "   on %s\n", a.Target)
+	}
+	if a.ForTask {
+		fmt.Fprintln(w, "   allowed for the rest of the task")
+	}
+	if a.Reason != "" {
+		fmt.Fprintf(w, "   reason: %s\n", a.Reason)
 	}
 }
 
@@ -188,23 +226,10 @@ nowhere else.
   pinky unlock sim-android-1        # then type the PIN and press Enter`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var line string
-			if f, ok := cmd.InOrStdin().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				fmt.Fprint(cmd.ErrOrStderr(), "PIN: ")
-				b, err := term.ReadPassword(int(f.Fd())) // not echoed
-				fmt.Fprintln(cmd.ErrOrStderr())
-				if err != nil {
-					return fmt.Errorf("reading the PIN: %w", err)
-				}
-				line = string(b)
-			} else {
-				var err error
-				line, err = bufio.NewReader(io.LimitReader(cmd.InOrStdin(), 64)).ReadString('\n')
-				if err != nil && line == "" {
-					return fmt.Errorf("reading the PIN from stdin: %w", err)
-				}
+			pin, err := readPIN(cmd)
+			if err != nil {
+				return err
 			}
-			pin := strings.TrimSpace(line)
 			if err := call(cmd.Context(), api.MethodUnlock, api.UnlockParams{Device: args[0], PIN: pin}, nil); err != nil {
 				return err
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/pin"
 	"github.com/pinky-gateway/pinky/gateway/policy"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
@@ -42,6 +43,9 @@ type Config struct {
 	Sim bool
 	// SimWorld is the world file for the virtual phones; empty is the default world.
 	SimWorld string
+	// ApprovalWait is how long an agent's call waits for the person before
+	// it answers approval_pending; zero is 45 s.
+	ApprovalWait time.Duration
 	// Drivers configures driver discovery and supervision; its Home and
 	// Logger are filled in from Dirs and Logger when empty.
 	Drivers driverhost.Config
@@ -55,6 +59,9 @@ type Config struct {
 	// HTTPResumeGrace is how long the leases of an HTTP session that ended
 	// wait for its agent; zero means DefaultResumeGrace.
 	HTTPResumeGrace time.Duration
+	// AutoUnlock unlocks a locked phone an agent acts on with the PIN the
+	// person saved in the OS keychain (pinky pin set); off by default.
+	AutoUnlock bool
 }
 
 // Gateway is a running daemon.
@@ -144,11 +151,13 @@ func New(cfg Config) (*Gateway, error) {
 	g.approvals.OnChange = func(c approval.Card) {
 		log.Info("approval", "id", c.ID, "status", c.Status, "device", c.Device, "agent", c.Agent, "tool", c.Tool, "commit", c.Commit)
 	}
+	recordApprovals(g.approvals, store, log)
 	g.policy = pol
 	g.wireEvents()
 	g.agents = agent.NewManager(agent.Config{
 		Drivers: g.host, Store: store, Media: g.media, Logger: log,
-		Guard: guard{policy: pol}, Approvals: g.approvals, Events: g.events,
+		Guard: guard{policy: pol}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
+		PINs: autoUnlockPINs(cfg.AutoUnlock, log),
 	})
 	g.routes()
 	return g, nil
@@ -326,6 +335,13 @@ func (g *Gateway) routes() {
 				Diff: s.Diff, StartedAt: s.StartedAt, DurationMS: s.Duration.Milliseconds(), Before: s.Before, After: s.After,
 			})
 		}
+		aps, err := g.store.Approvals(ctx, id.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range aps {
+			out.Approvals = append(out.Approvals, apiApproval(a))
+		}
 		return out, nil
 	})
 	g.api.Handle(api.MethodLeases, func(context.Context, json.RawMessage) (any, error) { return g.agents.Leases(), nil })
@@ -402,4 +418,18 @@ func (g *Gateway) devices() []api.Device {
 		}
 	}
 	return out
+}
+
+// autoUnlockPINs is the PIN source of automatic unlock: the OS keychain when
+// the person turned it on, else none.
+func autoUnlockPINs(on bool, log *slog.Logger) agent.PINSource {
+	if !on {
+		return nil
+	}
+	if _, _, err := pin.OS().PIN("pinky-keychain-check"); err != nil {
+		log.Warn("automatic unlock is on but cannot read PINs", "err", err)
+	} else {
+		log.Info("automatic unlock is on: a locked phone an agent acts on is unlocked with its saved PIN")
+	}
+	return pin.OS()
 }

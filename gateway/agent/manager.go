@@ -47,6 +47,12 @@ type Config struct {
 	// Events receives leases and steps for the person's event stream; nil drops them.
 	Events *events.Log
 	Logger *slog.Logger
+	// WakeEvery is the least time between two wakes of a phone before an
+	// agent reads or acts on it (default 5 s; wake.go).
+	WakeEvery time.Duration
+	// PINs gives the PIN saved for a phone, to unlock it when an agent's
+	// action finds it locked (wake.go); nil keeps automatic unlock off.
+	PINs PINSource
 }
 
 func (c Config) withDefaults() Config {
@@ -64,6 +70,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.WakeEvery <= 0 {
+		c.WakeEvery = defaultWakeEvery
 	}
 	return c
 }
@@ -85,6 +94,7 @@ type Manager struct {
 	offline  map[string]time.Time     // devices offline since
 	withHand map[string]chan struct{} // phones the person has in hand, closed on hand-back
 	stopped  map[string]stopInfo      // by device: the session the person stopped there
+	pinKey   []byte                   // keys the hash of refused PINs (wake.go)
 }
 
 // phone is the gateway's state of one device.
@@ -97,6 +107,12 @@ type phone struct {
 	blocked             bool       // a blocked app was in front at the last read
 	boxes               []sdk.Rect // what to cover in screenshots, from the last read
 	boxSize             sdk.Point  // the screen size the boxes are in
+	// Waking and automatic unlock (wake.go).
+	wakeCapsKnown bool
+	caps          phoneCaps
+	lastWake      time.Time // when the gateway last woke the phone
+	unlockTried   bool      // an automatic unlock was tried on the current lock
+	refusedPIN    []byte    // keyed hash of the saved PIN the phone refused
 }
 
 // lease is a session's hold on a phone, with the task it serves.

@@ -68,6 +68,7 @@ func (s *Session) begin(ctx context.Context, started time.Time, device, tool str
 
 // read reads a device's screen into its model.
 func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
+	s.m.wake(ctx, drv, p, device)
 	sc, err := drv.Screen(ctx, device, 0)
 	if err != nil {
 		return nil, fromDriver(device, err, false)
@@ -80,6 +81,7 @@ func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device str
 // the rectangles to cover in screenshots are kept for the phone.
 func (s *Session) see(p *phone, device string, sc *sdk.Screen) (*screen.View, error) {
 	m := s.m
+	m.seen(p, sc)
 	category := ""
 	if g := m.cfg.Guard; g != nil {
 		if sc.App.ID != "" && g.Blocked(sc.App.ID) {
@@ -158,7 +160,8 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	s.m.mu.Lock()
 	view := l.last
 	s.m.mu.Unlock()
-	if view == nil {
+	if s.m.wake(ctx, drv, p, device) || view == nil {
+		// A phone just woken may show another screen (its lock screen).
 		if view, err = s.read(ctx, drv, p, device); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
@@ -172,6 +175,20 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 		// the phone since: look again before refusing.
 		if view, err = s.read(ctx, drv, p, device); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+	}
+	if view.LockState == sdk.LockLocked && a.Kind != "key" {
+		// A fresh read found it locked: unlock with the saved PIN if the
+		// person turned that on (wake.go), then act on the fresh screen.
+		unlocked, err := s.autoUnlock(ctx, drv, p, device)
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+		if unlocked != nil {
+			view, target = unlocked, targetNode(unlocked, a)
+			if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
+				args["text"] = "[redacted]"
+			}
 		}
 	}
 	if view.LockState == sdk.LockLocked && a.Kind != "key" {

@@ -103,14 +103,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	}
 	select {
 	case r := <-ch:
-		if r.Error != nil {
-			return r.Error
-		}
-		if result != nil {
-			return json.Unmarshal(r.Result, result)
-		}
-		return nil
+		return r.decode(result)
 	case <-c.done:
+		// The answer may have come just before the daemon closed the
+		// connection (a stop request's does): both cases are ready then.
+		select {
+		case r := <-ch:
+			return r.decode(result)
+		default:
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		return c.err
@@ -120,6 +121,17 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		c.mu.Unlock()
 		return ctx.Err()
 	}
+}
+
+// decode returns the reply's error, or decodes its result into result.
+func (r reply) decode(result any) error {
+	if r.Error != nil {
+		return r.Error
+	}
+	if result != nil {
+		return json.Unmarshal(r.Result, result)
+	}
+	return nil
 }
 
 // Close closes the connection.

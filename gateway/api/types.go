@@ -113,10 +113,29 @@ type Task struct {
 	LastOutcome  string    `json:"last_outcome,omitempty"`
 }
 
-// TaskDetail is a task with its steps.
+// TaskDetail is a task with its steps and the approvals it asked for.
 type TaskDetail struct {
 	Task
-	StepList []Step `json:"step_list"`
+	StepList  []Step     `json:"step_list"`
+	Approvals []Approval `json:"approvals,omitempty"`
+}
+
+// Approval is what became of an action the policy asked the person about,
+// as the history keeps it.
+type Approval struct {
+	ID        string          `json:"id"`
+	Step      string          `json:"step,omitempty"` // the step's id, when known
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args,omitempty"` // redacted
+	Commit    string          `json:"commit,omitempty"`
+	Rule      string          `json:"rule,omitempty"`
+	Target    string          `json:"target,omitempty"`
+	Status    string          `json:"status"` // pending, approved, denied, expired
+	CreatedAt time.Time       `json:"created_at"`
+	DecidedAt time.Time       `json:"decided_at,omitzero"`
+	DecidedBy string          `json:"decided_by,omitempty"` // person, expiry
+	Reason    string          `json:"reason,omitempty"`
+	ForTask   bool            `json:"for_task,omitempty"`
 }
 
 // Step is one tool call of a task.

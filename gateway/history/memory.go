@@ -20,6 +20,7 @@ type Memory struct {
 	tasks    map[string]*memTask
 	steps    map[string]*Step
 	media    map[string]Media
+	approvs  map[string]Approval
 }
 
 type memTask struct {
@@ -38,6 +39,7 @@ func NewMemory() *Memory {
 		tasks:    make(map[string]*memTask),
 		steps:    make(map[string]*Step),
 		media:    make(map[string]Media),
+		approvs:  make(map[string]Approval),
 	}
 }
 
@@ -398,6 +400,53 @@ func (m *Memory) Media(_ context.Context, id string) (Media, error) {
 		return Media{}, fmt.Errorf("media %q: %w", id, ErrNotFound)
 	}
 	return md, nil
+}
+
+// UpsertApproval implements Store.
+func (m *Memory) UpsertApproval(_ context.Context, a Approval) error {
+	if err := checkApproval(a); err != nil {
+		return err
+	}
+	a.CreatedAt, a.DecidedAt = ms(a.CreatedAt), ms(a.DecidedAt)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[a.TaskID]; !ok {
+		return fmt.Errorf("approval %q: task %q: %w", a.ID, a.TaskID, ErrNotFound)
+	}
+	if _, ok := m.steps[a.StepID]; a.StepID != "" && !ok {
+		return fmt.Errorf("approval %q: step %q: %w", a.ID, a.StepID, ErrNotFound)
+	}
+	if old, ok := m.approvs[a.ID]; ok && !old.CreatedAt.IsZero() {
+		a.CreatedAt = old.CreatedAt
+	}
+	m.approvs[a.ID] = a
+	return nil
+}
+
+// Approvals implements Store.
+func (m *Memory) Approvals(_ context.Context, taskID string) ([]Approval, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[taskID]; !ok {
+		return nil, fmt.Errorf("task %q: %w", taskID, ErrNotFound)
+	}
+	var out []Approval
+	for _, a := range m.approvs {
+		if a.TaskID == taskID {
+			out = append(out, a)
+		}
+	}
+	// Oldest first, as SQLite orders them: a zero time (NULL) first.
+	key := func(a Approval) int64 {
+		if a.CreatedAt.IsZero() {
+			return math.MinInt64
+		}
+		return a.CreatedAt.UnixMilli()
+	}
+	slices.SortFunc(out, func(a, b Approval) int {
+		return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
 
 func cloneApps(apps []string) []string {

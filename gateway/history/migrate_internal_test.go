@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -160,5 +161,46 @@ func TestConnectionSettings(t *testing.T) {
 	}
 	if _, err := s.r.Exec(`INSERT INTO devices (id) VALUES ('x')`); err == nil {
 		t.Error("a write through the read pool succeeded; want it refused")
+	}
+}
+
+// A history written before approvals kept their details upgrades: the old
+// rows read back with the new fields empty.
+func TestMigrateApprovalDetails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if err := migrate(ctx, db, ms[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`
+		INSERT INTO tasks (id, text, started_at) VALUES ('k1', 'old', 1000);
+		INSERT INTO approvals (id, task_id, tool, args, status, created_at, decided_at, decided_by)
+		VALUES ('ap1', 'k1', 'tap', '{}', 'approved', 2000, 3000, 'person');`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Approvals(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Approval{{ID: "ap1", TaskID: "k1", Tool: "tap", Args: "{}", Status: ApprovalApproved,
+		CreatedAt: time.UnixMilli(2000).UTC(), DecidedAt: time.UnixMilli(3000).UTC(), DecidedBy: "person"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("an old approval after the upgrade (-want +got):\n%s", diff)
 	}
 }

@@ -527,6 +527,63 @@ func (s *SQLite) Media(ctx context.Context, id string) (Media, error) {
 	return m, nil
 }
 
+// UpsertApproval implements Store.
+func (s *SQLite) UpsertApproval(ctx context.Context, a Approval) error {
+	if err := checkApproval(a); err != nil {
+		return err
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO approvals (id, task_id, step_id, tool, args, commit_kind, rule, target, status,
+			created_at, decided_at, decided_by, reason, for_task)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET
+			task_id = excluded.task_id, step_id = excluded.step_id, tool = excluded.tool,
+			args = excluded.args, commit_kind = excluded.commit_kind, rule = excluded.rule,
+			target = excluded.target, status = excluded.status,
+			created_at = coalesce(created_at, excluded.created_at),
+			decided_at = excluded.decided_at, decided_by = excluded.decided_by,
+			reason = excluded.reason, for_task = excluded.for_task`,
+		a.ID, a.TaskID, null(a.StepID), a.Tool, a.Args, a.Commit, a.Rule, a.Target, a.Status,
+		millis(a.CreatedAt), millis(a.DecidedAt), a.DecidedBy, a.Reason, a.ForTask)
+	return sqlErr(err, "approval %q (task %q)", a.ID, a.TaskID)
+}
+
+// Approvals implements Store.
+func (s *SQLite) Approvals(ctx context.Context, taskID string) ([]Approval, error) {
+	// One read transaction, so that "no such task" and the list agree.
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, sqlErr(err, "task %q: approvals", taskID)
+	}
+	defer tx.Rollback()
+	var one int
+	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM tasks WHERE id = ?`, taskID).Scan(&one); err != nil {
+		return nil, sqlErr(err, "task %q", taskID)
+	}
+	rows, err := tx.QueryContext(ctx, `
+		SELECT id, task_id, step_id, tool, args, commit_kind, rule, target, status,
+			created_at, decided_at, decided_by, reason, for_task
+		FROM approvals WHERE task_id = ? ORDER BY created_at, id`, taskID)
+	if err != nil {
+		return nil, sqlErr(err, "task %q: approvals", taskID)
+	}
+	defer rows.Close()
+	var out []Approval
+	for rows.Next() {
+		var a Approval
+		var step sql.NullString
+		var created, decided sql.NullInt64
+		if err := rows.Scan(&a.ID, &a.TaskID, &step, &a.Tool, &a.Args, &a.Commit, &a.Rule, &a.Target,
+			&a.Status, &created, &decided, &a.DecidedBy, &a.Reason, &a.ForTask); err != nil {
+			return nil, sqlErr(err, "task %q: approvals", taskID)
+		}
+		a.StepID = step.String
+		a.CreatedAt, a.DecidedAt = fromMillis(created), fromMillis(decided)
+		out = append(out, a)
+	}
+	return out, sqlErr(rows.Err(), "task %q: approvals", taskID)
+}
+
 // sqlErr wraps err with context, mapping what SQLite reports to the
 // package's errors. It returns nil for a nil err.
 func sqlErr(err error, format string, args ...any) error {

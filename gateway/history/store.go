@@ -87,6 +87,14 @@ type Store interface {
 	// Media returns the media record with the given ID.
 	Media(ctx context.Context, id string) (Media, error)
 
+	// UpsertApproval records an approval the person was asked for, or
+	// updates a known one (its decision, say). An update keeps the
+	// CreatedAt of the first record and overwrites every other field.
+	// Status must be one of the Approval statuses.
+	UpsertApproval(ctx context.Context, a Approval) error
+	// Approvals returns a task's approvals, oldest first.
+	Approvals(ctx context.Context, taskID string) ([]Approval, error)
+
 	// Close releases the store. It must not be used afterwards.
 	Close() error
 }
@@ -155,6 +163,35 @@ type Step struct {
 	// step. They may be empty, and are usually set later by SetStepMedia.
 	Before string
 	After  string
+}
+
+// Approval statuses.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalDenied   = "denied"
+	ApprovalExpired  = "expired"
+)
+
+// An Approval is an action of a task the policy asked the person about,
+// and what became of it.
+type Approval struct {
+	ID     string
+	TaskID string
+	StepID string // the step that asked; may be empty
+	Tool   string // the MCP tool's name
+	Args   string // the arguments as JSON, already redacted
+	Commit string // the detected commit kind, e.g. "send_message"
+	Rule   string // the policy rule that asked
+	Target string // what the action was on, e.g. [12] button "Send"
+	Status string // ApprovalPending, ApprovalApproved…
+	// CreatedAt is when the approval opened; DecidedAt when it was
+	// decided or expired, zero while pending.
+	CreatedAt time.Time
+	DecidedAt time.Time
+	DecidedBy string // "person" or "expiry"; empty while pending
+	Reason    string // the person's reason for a deny
+	ForTask   bool   // the allow covers the task's later actions of this kind and target
 }
 
 // Media is a file in the media folder, such as a step's screenshot.
@@ -226,6 +263,20 @@ func checkMedia(m Media) error {
 		return fmt.Errorf("media %q: empty task id: %w", m.ID, ErrInvalid)
 	}
 	return nil
+}
+
+func checkApproval(a Approval) error {
+	if err := checkID("approval", a.ID); err != nil {
+		return err
+	}
+	if a.TaskID == "" {
+		return fmt.Errorf("approval %q: empty task id: %w", a.ID, ErrInvalid)
+	}
+	switch a.Status {
+	case ApprovalPending, ApprovalApproved, ApprovalDenied, ApprovalExpired:
+		return nil
+	}
+	return fmt.Errorf("approval %q: status %q: %w", a.ID, a.Status, ErrInvalid)
 }
 
 func checkOutcome(what, id, outcome string) error {

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t *testing.T) history.Store) {
 		{"CloseOpen", testCloseOpen},
 		{"Times", testTimes},
 		{"ConcurrentAddStep", testConcurrentAddStep},
+		{"Approvals", testApprovals},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })
@@ -100,6 +101,15 @@ func media(id, taskID, stepID string) history.Media {
 	return history.Media{
 		ID: id, TaskID: taskID, StepID: stepID, Kind: "after", Path: taskID + "/" + id + ".jpg",
 		Width: 1080, Height: 2400, Bytes: 123456, CreatedAt: at(5 * time.Second),
+	}
+}
+
+// approval is a pending approval; every field is set but the decision's.
+func approval(id, taskID, stepID string) history.Approval {
+	return history.Approval{
+		ID: id, TaskID: taskID, StepID: stepID, Tool: "tap", Args: `{"ref":12}`,
+		Commit: "send_message", Rule: "ask-before-sending", Target: `[12] button "Send"`,
+		Status: history.ApprovalPending, CreatedAt: at(10 * time.Second),
 	}
 }
 
@@ -467,6 +477,9 @@ func testNotFound(t *testing.T, s history.Store) {
 		{"EndSession", func() error { return s.EndSession(ctx, "nope", at(0)) }},
 		{"EndTask", func() error { return s.EndTask(ctx, "nope", at(0), "stopped") }},
 		{"SetStepMedia", func() error { return s.SetStepMedia(ctx, "nope", "b", "a") }},
+		{"Approvals", func() error { _, err := s.Approvals(ctx, "nope"); return err }},
+		{"UpsertApproval to unknown task", func() error { return s.UpsertApproval(ctx, approval("ap9", "nope", "")) }},
+		{"UpsertApproval of unknown step", func() error { return s.UpsertApproval(ctx, approval("ap9", "k1", "nope")) }},
 		{"AddStep to unknown task", func() error { return s.AddStep(ctx, step("p9", "nope", 1)) }},
 		{"StartSession of unknown agent", func() error { return s.StartSession(ctx, session("s9", "nope")) }},
 		{"StartTask in unknown session", func() error {
@@ -504,6 +517,18 @@ func testInvalid(t *testing.T, s history.Store) {
 		{"AddStep without task", func() error { return s.AddStep(ctx, history.Step{ID: "p1", Seq: 1}) }},
 		{"AddMedia without id", func() error { return s.AddMedia(ctx, history.Media{TaskID: "k1"}) }},
 		{"AddMedia without task", func() error { return s.AddMedia(ctx, history.Media{ID: "m1"}) }},
+		{"UpsertApproval without id", func() error {
+			return s.UpsertApproval(ctx, history.Approval{TaskID: "k1", Status: history.ApprovalPending})
+		}},
+		{"UpsertApproval without task", func() error {
+			return s.UpsertApproval(ctx, history.Approval{ID: "ap1", Status: history.ApprovalPending})
+		}},
+		{"UpsertApproval without status", func() error {
+			return s.UpsertApproval(ctx, history.Approval{ID: "ap1", TaskID: "k1"})
+		}},
+		{"UpsertApproval with an unknown status", func() error {
+			return s.UpsertApproval(ctx, history.Approval{ID: "ap1", TaskID: "k1", Status: "maybe"})
+		}},
 		{"EndSession at zero", func() error { return s.EndSession(ctx, "s1", time.Time{}) }},
 		{"CloseOpen at zero", func() error { _, err := s.CloseOpen(ctx, time.Time{}, "x"); return err }},
 		{"CloseOpen without outcome", func() error { _, err := s.CloseOpen(ctx, at(0), ""); return err }},
@@ -703,5 +728,69 @@ func testConcurrentAddStep(t *testing.T, s history.Store) {
 		if n != steps {
 			t.Errorf("CountSteps(c%d): got %d; want %d", i, n, steps)
 		}
+	}
+}
+
+func testApprovals(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	must(t, s.StartTask(ctx, task("k2", "s1", "a1", "d1", at(time.Minute))))
+	must(t, s.AddStep(ctx, step("p1", "k1", 1)))
+
+	none, err := s.Approvals(ctx, "k1")
+	must(t, err)
+	if len(none) != 0 {
+		t.Errorf("Approvals before any: got %d; want 0", len(none))
+	}
+
+	// Opened out of order; read back oldest first.
+	first := approval("ap1", "k1", "p1")
+	second := approval("ap2", "k1", "")
+	second.CreatedAt = at(20 * time.Second)
+	other := approval("ap3", "k2", "")
+	for _, a := range []history.Approval{second, other, first} {
+		must(t, s.UpsertApproval(ctx, a))
+	}
+	got, err := s.Approvals(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff([]history.Approval{first, second}, got); diff != "" {
+		t.Errorf("Approvals pending (-want +got):\n%s", diff)
+	}
+
+	// The person decides; the opening time is kept even if the update
+	// says otherwise, every other field is overwritten.
+	allowed := first
+	allowed.Status, allowed.DecidedAt, allowed.DecidedBy, allowed.ForTask = history.ApprovalApproved, at(30*time.Second), "person", true
+	upd := allowed
+	upd.CreatedAt = at(time.Hour)
+	must(t, s.UpsertApproval(ctx, upd))
+	denied := second
+	denied.Status, denied.DecidedAt, denied.DecidedBy, denied.Reason = history.ApprovalDenied, at(40*time.Second), "person", "not to my boss"
+	must(t, s.UpsertApproval(ctx, denied))
+	got, err = s.Approvals(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff([]history.Approval{allowed, denied}, got); diff != "" {
+		t.Errorf("Approvals decided (-want +got):\n%s", diff)
+	}
+
+	expired := other
+	expired.Status, expired.DecidedAt, expired.DecidedBy = history.ApprovalExpired, at(time.Minute), "expiry"
+	must(t, s.UpsertApproval(ctx, expired))
+	got, err = s.Approvals(ctx, "k2")
+	must(t, err)
+	if diff := cmp.Diff([]history.Approval{expired}, got); diff != "" {
+		t.Errorf("Approvals expired (-want +got):\n%s", diff)
+	}
+
+	// An approval may be recorded without an opening time, and the first
+	// update that has one keeps it.
+	bare := history.Approval{ID: "ap4", TaskID: "k2", Status: history.ApprovalPending}
+	must(t, s.UpsertApproval(ctx, bare))
+	bare.CreatedAt = at(2 * time.Minute)
+	must(t, s.UpsertApproval(ctx, bare))
+	got, err = s.Approvals(ctx, "k2")
+	must(t, err)
+	if diff := cmp.Diff([]history.Approval{expired, bare}, got); diff != "" {
+		t.Errorf("Approvals with a late opening time (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/pinky-gateway/pinky/gateway/approval"
+)
+
+// TestApprovalsThroughMCP: an agent taps Send in the virtual Messages; the
+// policy asks. Approve while the call waits; deny; the approval_pending
+// path with a retry by id; a reused, altered or foreign id is refused.
+func TestApprovalsThroughMCP(t *testing.T) {
+	e := newEnv(t)
+	d := e.cmd("daemon", "--sim", "--approval-wait", "1s")
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
+	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+	h := e.stdioHost()
+	h.initialize()
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"device": "sim-android-1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	reply := func(text string) {
+		t.Helper()
+		h.ok("phone_type", with("field", "Text message", "text", text), text)
+	}
+	pending := func() approval.Card {
+		t.Helper()
+		var cards []approval.Card
+		e.eventually("a card opens", func() bool {
+			e.json(&cards, "approvals")
+			return len(cards) == 1
+		})
+		return cards[0]
+	}
+
+	// Approve while the call waits.
+	reply("first")
+	done := make(chan string, 1)
+	go func() { text, _ := h.tool("phone_tap", with("text", "Send")); done <- text }()
+	card := pending()
+	if card.Commit != "send_message" || card.Agent != "e2e-agent" || !strings.Contains(card.Target, `"Send"`) {
+		t.Errorf("card: %+v", card)
+	}
+	if out, errs, code := e.run("approve", card.ID); code != 0 || !strings.Contains(out, "approved") {
+		t.Fatalf("pinky approve: %s%s", out, errs)
+	}
+	if text := <-done; !strings.Contains(text, "Me: first") {
+		t.Errorf("approved send: %q", text)
+	}
+
+	// Deny while the call waits.
+	reply("second")
+	go func() { text, _ := h.tool("phone_tap", with("text", "Send")); done <- text }()
+	card = pending()
+	e.run("deny", card.ID, "--reason", "not that")
+	if text := <-done; !strings.HasPrefix(text, "denied:") || !strings.Contains(text, "not that") {
+		t.Errorf("denied send: %q", text)
+	}
+
+	// Nobody answers within the wait: approval_pending with the id.
+	text, _ := h.tool("phone_tap", with("text", "Send"))
+	id := regexp.MustCompile(`ap_[0-9a-f]+`).FindString(text)
+	if !strings.HasPrefix(text, "approval_pending:") || id == "" {
+		t.Fatalf("unanswered send: %q; want approval_pending with an id", text)
+	}
+	h.fails("phone_key", with("key", "back"), "approval_pending") // the phone waits for the person
+	e.run("approve", id)
+	h.fails("phone_tap", with("text", "Back", "approval_id", id), "invalid_argument") // altered
+	other := e.stdioHost()
+	other.initialize()
+	other.fails("phone_tap", with("text", "Send", "approval_id", id), "lease_held") // foreign session
+	h.ok("phone_tap", with("text", "Send", "approval_id", id), "Me: second")
+	h.fails("phone_tap", with("text", "Send", "approval_id", id), "invalid_argument") // reused
+
+	var all []approval.Card
+	e.json(&all, "approvals", "--all")
+	statuses := map[approval.Status]int{}
+	for _, c := range all {
+		statuses[c.Status]++
+	}
+	if statuses[approval.Approved] != 2 || statuses[approval.Denied] != 1 {
+		b, _ := json.Marshal(all)
+		t.Errorf("approvals: %s; want two approved and one denied", b)
+	}
+}
