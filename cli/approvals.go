@@ -99,6 +99,9 @@ func printCards(w io.Writer, cards []approval.Card) {
 			fmt.Fprintf(w, " — %s", c.Evidence)
 		}
 		fmt.Fprintln(w)
+		if c.Screenshot != "" {
+			fmt.Fprintf(w, "  picture %s (in the media folder, the target framed in red)\n", c.Screenshot)
+		}
 		if c.Status == approval.Pending {
 			fmt.Fprintf(w, "  decide  pinky approve %s   |   pinky deny %s --reason \"…\"\n", c.ID, c.ID)
 		}

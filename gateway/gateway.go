@@ -155,9 +155,9 @@ func New(cfg Config) (*Gateway, error) {
 	g.policy = pol
 	g.wireEvents()
 	g.agents = agent.NewManager(agent.Config{
-		Drivers: g.host, Store: store, Media: g.media, Logger: log,
+		Drivers: g.host, Store: store, Media: g.media, MediaDir: cfg.Dirs.Media(), Logger: log,
 		Guard: guard{policy: pol}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
-		PINs: autoUnlockPINs(cfg.AutoUnlock, log),
+		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(),
 	})
 	g.routes()
 	return g, nil

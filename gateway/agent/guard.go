@@ -112,6 +112,7 @@ func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, target
 		m.mu.Lock()
 		s.waiting[card.ID] = waitingCall{device: l.device, action: a}
 		m.mu.Unlock()
+		s.cardShot(l, card.ID, target)
 	}
 	if card.Status == approval.Pending {
 		c, err := s.waitApproval(ctx, card.ID, progress)

@@ -1,7 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"image/jpeg"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -186,3 +190,39 @@ func TestDeniedByGuard(t *testing.T) {
 }
 
 func keyAction(k string) sdk.Action { return sdk.Action{Kind: sdk.ActKey, Key: sdk.Key(k)} }
+
+func TestCardScreenshotFramesTheTarget(t *testing.T) {
+	book := approval.NewBook(time.Minute)
+	dir := t.TempDir()
+	f := newFixture(t, Config{Guard: askOnSend{}, Approvals: book, ApprovalWait: 50 * time.Millisecond, MediaDir: dir})
+	s := f.session(t, "agent")
+	inThread(t, f, s)
+	_, err := s.Act(context.Background(), "sim-android-1", send, nil)
+	wantCode(t, "unanswered", err, CodeApprovalPending)
+	var card approval.Card
+	waitUntil(t, func() bool { card = book.List(true)[0]; return card.Screenshot != "" })
+	data, err := os.ReadFile(filepath.Join(dir, card.Screenshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the card's screenshot does not decode: %v", err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, card.Screenshot)); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o; want 600", fi.Mode().Perm())
+	}
+	red := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 > 200 && g>>8 < 80 && bl>>8 < 80 {
+				red++
+			}
+		}
+	}
+	if red < 50 {
+		t.Errorf("found %d red pixels; want the target framed in red", red)
+	}
+}

@@ -29,6 +29,9 @@ type Drivers interface {
 type Config struct {
 	Drivers Drivers
 	Store   history.Store
+	// MediaDir is the media folder, where approval cards' screenshots go;
+	// empty takes none.
+	MediaDir string
 	// Media saves screenshots in the background; nil takes none.
 	Media *history.MediaWriter
 	// IdleTimeout ends a lease nobody used for this long (default 10 min).
@@ -53,6 +56,9 @@ type Config struct {
 	// PINs gives the PIN saved for a phone, to unlock it when an agent's
 	// action finds it locked (wake.go); nil keeps automatic unlock off.
 	PINs PINSource
+	// Files is $PINKY_HOME/files: each phone's files on the computer, in a
+	// folder named after it (files.go); "" turns pull, push and upload off.
+	Files string
 }
 
 func (c Config) withDefaults() Config {

@@ -237,6 +237,15 @@ func (bk *Book) Get(id, session string) (Card, Binding, error) {
 	return *c, c.binding, nil
 }
 
+// SetScreenshot records the card's screenshot (a path in the media folder).
+func (bk *Book) SetScreenshot(id, path string) {
+	bk.mu.Lock()
+	defer bk.mu.Unlock()
+	if c, ok := bk.items[id]; ok {
+		c.Screenshot = path
+	}
+}
+
 // AllowedForTask reports whether the person allowed actions of this commit
 // kind on this target for the whole task.
 func (bk *Book) AllowedForTask(task, commit, targetKey string) bool {
