@@ -77,6 +77,9 @@ func (d Dirs) Drivers() string { return filepath.Join(d.Home, "drivers") }
 // Logs is the folder of the daemon's log files.
 func (d Dirs) Logs() string { return filepath.Join(d.Home, "logs") }
 
+// Files holds each phone's files on the computer, in a folder per device.
+func (d Dirs) Files() string { return filepath.Join(d.Home, "files") }
+
 // Ensure creates the folders, private to the user (0700), and tightens the
 // mode of folders that exist with a looser one.
 func (d Dirs) Ensure() error {
