@@ -109,16 +109,14 @@ type phone struct {
 	act   sync.Mutex // one action at a time per phone
 	model *screen.Model
 	// Guarded by Manager.mu.
-	capsKnown, waitIdle bool
-	blocked             bool       // a blocked app was in front at the last read
-	boxes               []sdk.Rect // what to cover in screenshots, from the last read
-	boxSize             sdk.Point  // the screen size the boxes are in
+	caps    map[sdk.Capability]bool // what the driver serves, nil until asked (serves)
+	blocked bool                    // a blocked app was in front at the last read
+	boxes   []sdk.Rect              // what to cover in screenshots, from the last read
+	boxSize sdk.Point               // the screen size the boxes are in
 	// Waking and automatic unlock (wake.go).
-	wakeCapsKnown bool
-	caps          phoneCaps
-	lastWake      time.Time // when the gateway last woke the phone
-	unlockTried   bool      // an automatic unlock was tried on the current lock
-	refusedPIN    []byte    // keyed hash of the saved PIN the phone refused
+	lastWake    time.Time // when the gateway last woke the phone
+	unlockTried bool      // an automatic unlock was tried on the current lock
+	refusedPIN  []byte    // keyed hash of the saved PIN the phone refused
 }
 
 // lease is a session's hold on a phone, with the task it serves.

@@ -442,25 +442,9 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 	}
 }
 
-// canWaitIdle reports whether the phone's driver declares CapWaitIdle,
-// asking it once: capabilities do not change while a driver runs.
+// canWaitIdle reports whether the phone's driver serves WaitIdle.
 func (m *Manager) canWaitIdle(p *phone, drv sdk.Driver) bool {
-	m.mu.Lock()
-	known, idle := p.capsKnown, p.waitIdle
-	m.mu.Unlock()
-	if known {
-		return idle
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	info, err := drv.Info(ctx)
-	if err != nil {
-		return false
-	}
-	m.mu.Lock()
-	p.capsKnown, p.waitIdle = true, info.Has(sdk.CapWaitIdle)
-	m.mu.Unlock()
-	return p.waitIdle
+	return m.serves(p, drv, sdk.CapWaitIdle)
 }
 
 // scrollUntil scrolls, at most ten times, until text shows.

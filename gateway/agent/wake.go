@@ -22,44 +22,41 @@ type PINSource interface {
 // defaultWakeEvery is the least time between two wakes of a phone.
 const defaultWakeEvery = 5 * time.Second
 
-// phoneCaps is what the gateway uses of a phone's driver for waking and
-// unlocking.
-type phoneCaps struct{ wake, unlock bool }
-
-// wakeCaps reports whether the phone's driver declares CapWake and
-// CapUnlock, asking it once. A driver whose Info lists no capabilities at
-// all (an in-process one: the server adapter fills them in for plugins) is
-// taken to serve the optional interfaces it implements.
-func (m *Manager) wakeCaps(p *phone, drv sdk.Driver) phoneCaps {
+// serves reports whether the phone's driver serves capability c, asking
+// the driver once: capabilities do not change while a driver runs. A
+// driver whose Info lists no capabilities at all (an in-process one: the
+// server adapter fills them in for plugins) is taken to serve the optional
+// interfaces it implements.
+func (m *Manager) serves(p *phone, drv sdk.Driver, c sdk.Capability) bool {
 	m.mu.Lock()
-	known, c := p.wakeCapsKnown, p.caps
+	caps := p.caps
 	m.mu.Unlock()
-	if known {
-		return c
+	if caps == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		info, err := drv.Info(ctx)
+		if err != nil {
+			return false
+		}
+		if len(info.Capabilities) == 0 {
+			info.Capabilities = sdk.Capabilities(drv)
+		}
+		caps = map[sdk.Capability]bool{}
+		for _, x := range info.Capabilities {
+			caps[x] = true
+		}
+		m.mu.Lock()
+		p.caps = caps
+		m.mu.Unlock()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	info, err := drv.Info(ctx)
-	if err != nil {
-		return phoneCaps{}
-	}
-	if len(info.Capabilities) == 0 {
-		info.Capabilities = sdk.Capabilities(drv)
-	}
-	_, waker := drv.(sdk.Waker)
-	_, unlocker := drv.(sdk.Unlocker)
-	c = phoneCaps{wake: waker && info.Has(sdk.CapWake), unlock: unlocker && info.Has(sdk.CapUnlock)}
-	m.mu.Lock()
-	p.wakeCapsKnown, p.caps = true, c
-	m.mu.Unlock()
-	return c
+	return caps[c]
 }
 
 // wake turns the phone's screen on before an agent reads or acts on it,
 // when its driver can, at most once every WakeEvery. It reports whether it
 // woke the phone (the screen may have changed: read it again).
 func (m *Manager) wake(ctx context.Context, drv sdk.Driver, p *phone, device string) bool {
-	if !m.wakeCaps(p, drv).wake {
+	if _, ok := drv.(sdk.Waker); !ok || !m.serves(p, drv, sdk.CapWake) {
 		return false
 	}
 	now := time.Now()
@@ -102,7 +99,7 @@ func (m *Manager) seen(p *phone, sc *sdk.Screen) {
 // logged, recorded or shown, and no screenshot is taken meanwhile.
 func (s *Session) autoUnlock(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
 	m := s.m
-	if m.cfg.PINs == nil || !m.wakeCaps(p, drv).unlock {
+	if _, ok := drv.(sdk.Unlocker); m.cfg.PINs == nil || !ok || !m.serves(p, drv, sdk.CapUnlock) {
 		return nil, nil
 	}
 	pin, ok, err := m.cfg.PINs.PIN(device)
