@@ -200,7 +200,7 @@ func printLeases(w io.Writer, ls []agent.LeaseStatus) {
 	for _, l := range ls {
 		task := clip(l.Task, 60)
 		if l.WithPerson {
-			task += "  (waiting for you: pinky hand-back " + l.Device + ")"
+			task += "  (with you; waiting for you: pinky handback " + l.Device + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", l.Device, l.Agent, when(l.Since), l.Steps, task)
 	}

@@ -1,0 +1,45 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPersonControlsWhileAnAgentWorks: take over, hand back and stop all,
+// from the CLI, while an agent holds a phone over MCP.
+func TestPersonControlsWhileAnAgentWorks(t *testing.T) {
+	e := newEnv(t)
+	e.daemon("--sim")
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+	h := e.stdioHost()
+	h.initialize()
+	dev := map[string]any{"device": "sim-android-1"}
+	tapNotes := map[string]any{"device": "sim-android-1", "text": "Notes"}
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "Pixel Launcher")
+
+	if out, errs, code := e.run("takeover", "sim-android-1"); code != 0 || !strings.Contains(out, "handback") {
+		t.Fatalf("pinky takeover: %s%s", out, errs)
+	}
+	h.fails("phone_tap", tapNotes, "person_in_control")
+	h.ok("phone_observe", dev, "") // reads go on
+	out, _, _ := e.run("status")
+	if !strings.Contains(out, "waiting for you") {
+		t.Errorf("status while the person has the phone:\n%s", out)
+	}
+	if _, errs, code := e.run("handback", "sim-android-1"); code != 0 {
+		t.Fatalf("pinky handback: %s", errs)
+	}
+	h.ok("phone_tap", tapNotes, "Notes")
+
+	if out, errs, code := e.run("stop", "--all"); code != 0 || !strings.Contains(out, "stopped 1") {
+		t.Fatalf("pinky stop --all: %s%s", out, errs)
+	}
+	h.fails("phone_observe", dev, "stopped")
+	h.fails("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "stopped")
+	// Another task is the agent's to ask for.
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "something else"}, "")
+}
