@@ -27,9 +27,11 @@ type Session interface {
 	WaitFor(ctx context.Context, device string, req agent.WaitRequest, progress agent.Progress) (*agent.Observation, error)
 	// Notifications lists the phone's notifications.
 	Notifications(ctx context.Context, device string) ([]agent.Notification, error)
-	// Files lists a folder of the phone's Pinky folder.
-	Files(ctx context.Context, device, path string) ([]agent.File, error)
-	// Upload writes a file into the phone's Pinky folder.
+	// Files lists a folder of the phone's Pinky folder and of its folder
+	// on the computer, pulls a file phone → computer, or pushes one
+	// computer → phone (asking the person, like an acting tool).
+	Files(ctx context.Context, device string, req agent.FilesRequest, progress agent.Progress) (*agent.FilesResult, error)
+	// Upload saves a file into the phone's folder on the computer, for a push.
 	Upload(ctx context.Context, device, path string, data []byte) (int64, error)
 	// AskPerson hands the phone to the person with a message and waits
 	// until they hand it back; then it returns the screen.

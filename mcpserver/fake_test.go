@@ -130,12 +130,17 @@ func (f *fakeSession) Notifications(ctx context.Context, device string) ([]agent
 	return []agent.Notification{{App: "Messages", Title: "Alice", Text: "See you at 8"}}, nil
 }
 
-func (f *fakeSession) Files(ctx context.Context, device, path string) ([]agent.File, error) {
-	f.record("Files", device, path)
+func (f *fakeSession) Files(ctx context.Context, device string, req agent.FilesRequest, progress agent.Progress) (*agent.FilesResult, error) {
+	f.record("Files", device, req)
 	if f.err != nil {
 		return nil, f.err
 	}
-	return []agent.File{{Name: "receipts", Dir: true}, {Name: "menu.pdf", Size: 1234}}, nil
+	if req.Action != "list" {
+		return &agent.FilesResult{Action: req.Action, Path: req.Path, Size: 1234}, nil
+	}
+	return &agent.FilesResult{Action: req.Action, Path: req.Path, Files: []agent.File{
+		{Name: "receipts", Dir: true, Where: agent.WhereBoth}, {Name: "menu.pdf", Size: 1234, Where: agent.WherePhone},
+	}}, nil
 }
 
 type uploadArg struct {

@@ -97,7 +97,7 @@ func TestToolsList(t *testing.T) {
 				t.Errorf("got %d tools; want 20", len(got))
 			}
 			if readOnly {
-				wantRO := []string{"phone_apps", "phone_connect", "phone_files", "phone_list", "phone_notifications", "phone_observe", "phone_release", "phone_wait_for"}
+				wantRO := []string{"phone_apps", "phone_connect", "phone_list", "phone_notifications", "phone_observe", "phone_release", "phone_wait_for"}
 				if diff := cmp.Diff(wantRO, got); diff != "" {
 					t.Errorf("read-only tools (-want +got):\n%s", diff)
 				}

@@ -124,41 +124,74 @@ func checkPath(p string) error {
 	return nil
 }
 
-// PhoneFiles lists a folder of the phone's Pinky folder.
+// FileActions are what phone_files does.
+var FileActions = []string{"list", "pull", "push"}
+
+// PhoneFiles lists, pulls and pushes files between the phone's Pinky folder
+// and its folder on the computer.
 func PhoneFiles() Tool {
 	return newTool(toolSpec{
 		name:  "phone_files",
-		title: "List files",
-		desc: "List a folder inside the phone's Pinky folder, the only place on the phone you can read or write files " +
-			"(photos and downloads you want to use must be shared or saved there). Leave out path for the folder itself.",
-		params:     []param{deviceParam(), pathParam(`A folder relative to the Pinky folder, e.g. "receipts".`, 0)},
-		readOnly:   true,
+		title: "Phone files",
+		desc: "Files of the phone's Pinky folder, the only place on the phone you can read or write files " +
+			"(photos and downloads you want to use must be shared or saved there), and of its folder on the computer. " +
+			"action list (default) lists a folder on both sides; each entry says where it is: both, phone, computer, or differs. " +
+			"pull copies a file phone → computer; push copies a file computer → phone and asks the person first " +
+			"(put files on the computer with phone_upload). Leave out path to list the folder itself.",
+		params: []param{
+			deviceParam(),
+			enumParam("action", "What to do.", FileActions...).withDefault("list"),
+			pathParam(`A folder (list) or file (pull, push) relative to the Pinky folder, e.g. "receipts/may.pdf".`, 0),
+			stringParam("approval_id",
+				"Only when repeating a push that answered approval_pending: the id it gave. Repeat the call exactly, with this added.", 1, 128),
+		},
 		idempotent: true,
-		output: outputSchema([]string{"path", "files"},
-			stringParam("path", "The folder listed.", 0, 0),
-			arrayParam("files", "The folder's entries.", objectParam("", "",
+		output: outputSchema([]string{"action", "path"},
+			stringParam("action", "What was done.", 0, 0),
+			stringParam("path", "The folder listed or the file copied.", 0, 0),
+			arrayParam("files", "list: the folder's entries.", objectParam("", "",
 				stringParam("name", "", 0, 0).req(),
 				param{name: "size", typ: "integer"},
 				boolParam("dir", ""),
 				stringParam("modified", "", 0, 0),
+				enumParam("where", "", agent.WhereBoth, agent.WherePhone, agent.WhereComputer, agent.WhereDiffers),
 			), 0),
+			param{name: "size", typ: "integer", desc: "pull, push: the bytes copied."},
 		),
-		codes: readCodes,
+		codes: append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout,
+			agent.CodeApprovalPending, agent.CodeDenied, agent.CodePersonInControl),
 		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
 			var a struct {
-				Device string `json:"device"`
-				Path   string `json:"path"`
+				Device     string `json:"device"`
+				Action     string `json:"action"`
+				Path       string `json:"path"`
+				ApprovalID string `json:"approval_id"`
 			}
 			if err := c.bind(&a); err != nil {
 				return nil, err
 			}
+			if a.Action == "" {
+				a.Action = "list"
+			}
 			if err := checkPath(a.Path); err != nil {
 				return nil, err
 			}
-			files, err := c.sess.Files(ctx, a.Device, a.Path)
+			if a.Action != "list" && strings.Trim(a.Path, "/") == "" {
+				return nil, badArg("path", "is required to %s: a file relative to the Pinky folder", a.Action)
+			}
+			r, err := c.sess.Files(ctx, a.Device, agent.FilesRequest{Action: a.Action, Path: a.Path, ApprovalID: a.ApprovalID}, c.progress)
 			if err != nil {
 				return nil, err
 			}
+			switch a.Action {
+			case "pull":
+				return textResult(fmt.Sprintf("Pulled %s (%d bytes) from %s to the computer.", a.Path, r.Size, a.Device),
+					map[string]any{"action": a.Action, "path": a.Path, "size": r.Size}), nil
+			case "push":
+				return textResult(fmt.Sprintf("Pushed %s (%d bytes) to %s's Pinky folder.", a.Path, r.Size, a.Device),
+					map[string]any{"action": a.Action, "path": a.Path, "size": r.Size}), nil
+			}
+			files := r.Files
 			if files == nil {
 				files = []agent.File{}
 			}
@@ -170,15 +203,15 @@ func PhoneFiles() Tool {
 			fmt.Fprintf(&b, "%s · %s · %d entries", a.Device, where, len(files))
 			for _, f := range files {
 				if f.Dir {
-					fmt.Fprintf(&b, "\n%s/", f.Name)
+					fmt.Fprintf(&b, "\n%s/ · %s", f.Name, f.Where)
 					continue
 				}
-				fmt.Fprintf(&b, "\n%s · %d bytes", f.Name, f.Size)
+				fmt.Fprintf(&b, "\n%s · %d bytes · %s", f.Name, f.Size, f.Where)
 				if !f.Modified.IsZero() {
 					b.WriteString(" · " + f.Modified.Format(time.DateTime))
 				}
 			}
-			return textResult(b.String(), map[string]any{"path": a.Path, "files": files}), nil
+			return textResult(b.String(), map[string]any{"action": a.Action, "path": a.Path, "files": files}), nil
 		},
 	})
 }
@@ -186,13 +219,14 @@ func PhoneFiles() Tool {
 // maxUploadBase64 is the length of maxUploadBytes in padded base64.
 const maxUploadBase64 = (maxUploadBytes + 2) / 3 * 4
 
-// PhoneUpload writes a file into the phone's Pinky folder.
+// PhoneUpload saves a file into the phone's folder on the computer.
 func PhoneUpload() Tool {
 	return newTool(toolSpec{
 		name:  "phone_upload",
 		title: "Upload a file",
-		desc: "Write a file (up to 10 MiB) into the phone's Pinky folder, e.g. a photo or document an app should attach; " +
-			"then pick it from that folder in the app. An existing file at the path is replaced.",
+		desc: "Save a file (up to 10 MiB) into the phone's folder on the computer, e.g. a photo or document an app should attach; " +
+			"then copy it to the phone with phone_files action push (the person is asked), and pick it from the Pinky folder in the app. " +
+			"Names use only A-Z a-z 0-9 . _ - and space (1 to 128 each). An existing file at the path is replaced.",
 		params: []param{
 			deviceParam(),
 			pathParam(`The file's path relative to the Pinky folder, e.g. "menu.pdf".`, 1).req(),
@@ -202,7 +236,7 @@ func PhoneUpload() Tool {
 		idempotent:  true,
 		maxBytes:    maxUploadBase64 + maxArgsBytes,
 		output: outputSchema([]string{"path", "size"},
-			stringParam("path", "Where the file was written.", 0, 0),
+			stringParam("path", "Where the file was saved, relative to the phone's folder on the computer.", 0, 0),
 			param{name: "size", typ: "integer", desc: "The bytes written."},
 		),
 		codes: readCodes,
@@ -232,7 +266,7 @@ func PhoneUpload() Tool {
 			if err != nil {
 				return nil, err
 			}
-			return textResult(fmt.Sprintf("Wrote %d bytes to %s in %s's Pinky folder.", n, a.Path, a.Device),
+			return textResult(fmt.Sprintf("Saved %d bytes as %s on the computer; push it to %s with phone_files.", n, a.Path, a.Device),
 				map[string]any{"path": a.Path, "size": n}), nil
 		},
 	})

@@ -279,5 +279,8 @@ func (s *Session) Approval(ctx context.Context, id string, progress Progress) (*
 	s.m.mu.Unlock()
 	a := w.action
 	a.ApprovalID = id
+	if a.Kind == "files_push" {
+		return s.pushApproved(ctx, w.device, a, progress)
+	}
 	return s.Act(ctx, w.device, a, progress)
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -136,50 +135,6 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 	}
 	s.recordOK(ctx, l, "phone_notifications", args, started, fmt.Sprintf("%d notifications", len(out)))
 	return out, nil
-}
-
-// Files lists a folder of the phone's Pinky folder.
-func (s *Session) Files(ctx context.Context, device, path string) ([]File, error) {
-	started := time.Now()
-	args := map[string]any{"device": device, "path": path}
-	l, drv, err := s.begin(ctx, started, device, "phone_files", args)
-	if err != nil {
-		return nil, err
-	}
-	f, ok := drv.(sdk.Filer)
-	if !ok {
-		return nil, s.record(ctx, l, "phone_files", args, started, Errorf(CodeUnsupported, "%s has no Pinky folder", device), "")
-	}
-	fs, err := f.ListFiles(ctx, device, path)
-	if err != nil {
-		return nil, s.record(ctx, l, "phone_files", args, started, fromDriver(device, err, false), "")
-	}
-	out := make([]File, len(fs))
-	for i, fi := range fs {
-		out[i] = File{Name: fi.Name, Size: fi.Size, Dir: fi.Dir, Modified: fi.Modified}
-	}
-	s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("%d entries", len(out)))
-	return out, nil
-}
-
-// Upload writes a file into the phone's Pinky folder.
-func (s *Session) Upload(ctx context.Context, device, path string, data []byte) (int64, error) {
-	started := time.Now()
-	args := map[string]any{"device": device, "path": path, "bytes": len(data)}
-	l, drv, err := s.begin(ctx, started, device, "phone_upload", args)
-	if err != nil {
-		return 0, err
-	}
-	f, ok := drv.(sdk.Filer)
-	if !ok {
-		return 0, s.record(ctx, l, "phone_upload", args, started, Errorf(CodeUnsupported, "%s has no Pinky folder", device), "")
-	}
-	n, err := f.PushFile(ctx, device, path, bytes.NewReader(data))
-	if err != nil {
-		return 0, s.record(ctx, l, "phone_upload", args, started, fromDriver(device, err, true), "")
-	}
-	s.recordOK(ctx, l, "phone_upload", args, started, fmt.Sprintf("wrote %d bytes to %s", n, path))
-	return n, nil
 }
 
 // AskPerson hands the phone to the person and waits until they hand it

@@ -64,6 +64,7 @@ type Action struct {
 	Key       string // key
 	App       string // launch, stop: app id or label
 	URL       string // open_url
+	Path      string // files_push: the file, relative to the Pinky folder
 	// ApprovalID repeats a call that answered approval_pending, with its id.
 	ApprovalID string
 }
@@ -113,10 +114,39 @@ type Notification struct {
 	Time  time.Time `json:"time,omitzero"`
 }
 
-// File is an entry of the phone's Pinky folder.
+// File is an entry of the phone's Pinky folder or of its folder on the
+// computer ($PINKY_HOME/files/<device>).
 type File struct {
 	Name     string    `json:"name"`
 	Size     int64     `json:"size"`
 	Dir      bool      `json:"dir"`
 	Modified time.Time `json:"modified,omitzero"`
+	// Where is both, phone, computer, or differs (a file on both sides
+	// with different sizes).
+	Where string `json:"where"`
+}
+
+// Where a file is.
+const (
+	WhereBoth     = "both"
+	WherePhone    = "phone"
+	WhereComputer = "computer"
+	WhereDiffers  = "differs"
+)
+
+// FilesRequest is one phone_files call.
+type FilesRequest struct {
+	Action string // list (default), pull or push
+	Path   string // relative to the Pinky folder; "" is the folder itself (list only)
+	// ApprovalID repeats a push that answered approval_pending, with its id.
+	ApprovalID string
+}
+
+// FilesResult is what a phone_files call did.
+type FilesResult struct {
+	Action string `json:"action"`
+	Path   string `json:"path"`
+	Files  []File `json:"files,omitempty"` // list
+	Size   int64  `json:"size,omitempty"`  // pull, push: the bytes copied
+	Step   string `json:"step,omitempty"`
 }
