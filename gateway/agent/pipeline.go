@@ -167,33 +167,13 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 		}
 	}
 	target := targetNode(view, a)
-	if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
-		args["text"] = "[redacted]" // the history never holds a password or a code, even a refused one
-	}
-	if view.LockState == sdk.LockLocked && a.Kind != "key" {
-		// The agent last saw the lock screen; the person may have unlocked
-		// the phone since: look again before refusing.
-		if view, err = s.read(ctx, drv, p, device); err != nil {
+	redactTyped(args, a, target)
+	if a.Kind != "key" { // keys (power, home…) work on a lock screen
+		if view, err = s.unlocked(ctx, drv, p, device, view); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
-	}
-	if view.LockState == sdk.LockLocked && a.Kind != "key" {
-		// A fresh read found it locked: unlock with the saved PIN if the
-		// person turned that on (wake.go), then act on the fresh screen.
-		unlocked, err := s.autoUnlock(ctx, drv, p, device)
-		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
-		}
-		if unlocked != nil {
-			view, target = unlocked, targetNode(unlocked, a)
-			if a.Kind == "type" && target != nil && (secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element) || target.Password) {
-				args["text"] = "[redacted]"
-			}
-		}
-	}
-	if view.LockState == sdk.LockLocked && a.Kind != "key" {
-		return nil, s.record(ctx, l, tool, args, started, Errorf(CodeDeviceLocked,
-			"%s is locked; ask the person to unlock it with phone_ask_person (they run pinky unlock %s, or unlock it in hand)", device, device), "")
+		target = targetNode(view, a)
+		redactTyped(args, a, target)
 	}
 	if err := inScope(l, view, a); err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
@@ -287,6 +267,38 @@ func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app strin
 		return "", Errorf(CodeScopeDenied, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
 	}
 	return id, nil
+}
+
+// redactTyped keeps a password or a code typed into its field out of the
+// history, even for a call that is refused.
+func redactTyped(args map[string]any, a Action, target *screen.Node) {
+	if a.Kind == "type" && target != nil && (target.Password || secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element)) {
+		args["text"] = "[redacted]"
+	}
+}
+
+// unlocked returns the screen to act on, which must not be the lock
+// screen. The agent may have last seen the lock screen after the person
+// unlocked the phone, so a locked view is read again; a phone that is
+// still locked is unlocked with the saved PIN when the person turned that
+// on (wake.go); otherwise the action is refused with device_locked.
+func (s *Session) unlocked(ctx context.Context, drv sdk.Driver, p *phone, device string, view *screen.View) (*screen.View, error) {
+	if view.LockState != sdk.LockLocked {
+		return view, nil
+	}
+	view, err := s.read(ctx, drv, p, device)
+	if err != nil || view.LockState != sdk.LockLocked {
+		return view, err
+	}
+	fresh, err := s.autoUnlock(ctx, drv, p, device)
+	if err != nil {
+		return nil, err
+	}
+	if fresh != nil && fresh.LockState != sdk.LockLocked {
+		return fresh, nil
+	}
+	return nil, Errorf(CodeDeviceLocked,
+		"%s is locked; ask the person to unlock it with phone_ask_person (they run pinky unlock %s, or unlock it in hand)", device, device)
 }
 
 // definite reports whether a driver error means the action did not run.
