@@ -102,3 +102,46 @@ func TestApprovalsThroughMCP(t *testing.T) {
 		t.Errorf("approvals: %s; want two approved and one denied", b)
 	}
 }
+
+// TestApprovalExpiresAsADeny: nobody answers; the card expires (here after
+// 2 s) and the waiting call answers denied; the message is not sent.
+func TestApprovalExpiresAsADeny(t *testing.T) {
+	e := newEnv(t)
+	d := e.cmd("daemon", "--sim", "--approval-ttl", "2s", "--approval-wait", "10s")
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
+	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
+	unlock := e.cmd("unlock", "sim-android-1")
+	unlock.Stdin = strings.NewReader("1234\n")
+	if out, err := unlock.CombinedOutput(); err != nil {
+		t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+	h := e.stdioHost()
+	h.initialize()
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"device": "sim-android-1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	h.ok("phone_type", with("field", "Text message", "text", "unanswered"), "unanswered")
+	text, isErr := h.tool("phone_tap", with("text", "Send"))
+	if !isErr || !strings.HasPrefix(text, "denied:") || !strings.Contains(text, "did not answer") {
+		t.Errorf("unanswered send: %q; want denied because nobody answered", text)
+	}
+	var all []approval.Card
+	e.json(&all, "approvals", "--all")
+	if len(all) != 1 || all[0].Status != approval.Expired {
+		t.Errorf("approvals: %+v; want one expired", all)
+	}
+	obs := h.ok("phone_observe", with("full", true), "")
+	if strings.Contains(obs, "Me: unanswered") {
+		t.Error("the message was sent without an approval")
+	}
+}

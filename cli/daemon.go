@@ -12,6 +12,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway"
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
 )
@@ -19,7 +20,7 @@ import (
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
 	var world, level, httpAddr string
-	var approvalWait time.Duration
+	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the gateway in the foreground",
@@ -48,7 +49,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				return err
 			}
 			g, err := gateway.New(gateway.Config{
-				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log, ApprovalWait: approvalWait,
+				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
 				Drivers:  driverhost.DefaultConfig(dirs.Home),
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock,
@@ -65,6 +66,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&world, "sim-world", "", "world file for the virtual phones (default: the bundled world)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	cmd.Flags().DurationVar(&approvalWait, "approval-wait", 45*time.Second, "how long an agent's call waits for your approval before it answers approval_pending")
+	cmd.Flags().DurationVar(&approvalTTL, "approval-ttl", approval.DefaultTTL, "how long an approval stays open before it expires (a deny)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
 	cmd.Flags().BoolVar(&autoUnlock, "auto-unlock", false, "unlock a locked phone an agent acts on with the PIN saved by 'pinky pin set' (from the OS keychain; once per lock, a refused PIN is never retried)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")

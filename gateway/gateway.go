@@ -46,6 +46,9 @@ type Config struct {
 	// ApprovalWait is how long an agent's call waits for the person before
 	// it answers approval_pending; zero is 45 s.
 	ApprovalWait time.Duration
+	// ApprovalTTL is how long an approval stays open before it expires (a
+	// deny); zero is approval.DefaultTTL (60 s).
+	ApprovalTTL time.Duration
 	// Drivers configures driver discovery and supervision; its Home and
 	// Logger are filled in from Dirs and Logger when empty.
 	Drivers driverhost.Config
@@ -147,7 +150,7 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, stop: make(chan struct{})}
 	g.media = history.NewMediaWriter(store, cfg.Dirs.Media(), history.MediaOptions{Logger: log})
-	g.approvals = approval.NewBook(approval.DefaultTTL)
+	g.approvals = approval.NewBook(cfg.ApprovalTTL)
 	g.approvals.OnChange = func(c approval.Card) {
 		log.Info("approval", "id", c.ID, "status", c.Status, "device", c.Device, "agent", c.Agent, "tool", c.Tool, "commit", c.Commit)
 	}
