@@ -248,6 +248,9 @@ func TestEveryToolOverStdio(t *testing.T) {
 	h.fails("phone_notifications", map[string]any{"device": "../x"}, "invalid_argument")
 	h.ok(call("phone_upload"), with("path", "notes/hello.txt", "content_base64", "aGVsbG8="), "")
 	h.fails("phone_upload", with("path", "../escape.txt", "content_base64", "aGVsbG8="), "invalid_argument")
+	// Upload links exist only over HTTP: over stdio the tool says to use phone_upload.
+	h.fails(call("phone_upload_link"), with("path", "big.bin"), "unsupported")
+	h.fails("phone_upload_link", with("path", "../escape.bin"), "invalid_argument")
 	h.ok(call("phone_files"), with("path", "notes"), "hello.txt")
 	h.fails("phone_files", with("path", "nope"), "not_found")
 	// Opening a URL commits (open_url): the person approves it.

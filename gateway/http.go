@@ -333,7 +333,7 @@ func newHTTPMCP(cfg httpConfig) *httpMCP {
 	if grace <= 0 {
 		grace = DefaultResumeGrace
 	}
-	sessions := &httpSessions{agents: cfg.Agents, grace: grace, log: log, byID: map[string]*agent.Session{}}
+	sessions := &httpSessions{agents: cfg.Agents, grace: grace, log: log, byID: map[string]*agent.Session{}, uploads: newUploadLinks()}
 	h := &httpMCP{
 		auth:     &tokenAuth{path: cfg.TokenPath, log: log},
 		sessions: sessions,
@@ -350,8 +350,13 @@ func newHTTPMCP(cfg httpConfig) *httpMCP {
 	return h
 }
 
-// ServeHTTP checks the bearer token of every request before anything else.
+// ServeHTTP checks the bearer token of every request before anything else,
+// except an upload link's, whose link is its credential (upload.go).
 func (h *httpMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, UploadPath) {
+		h.serveUpload(w, r)
+		return
+	}
 	id, refusal := h.auth.authorize(r)
 	if refusal != "" {
 		h.auth.refuse(w, r, refusal)
@@ -364,7 +369,7 @@ func (h *httpMCP) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if refuseSessionless(w, r) {
 		return
 	}
-	h.mcp.ServeHTTP(w, r)
+	h.mcp.ServeHTTP(w, r.WithContext(withUploadBase(r.Context(), r)))
 }
 
 // Close ends every MCP session and its leases: the daemon is stopping, so
@@ -442,6 +447,8 @@ type httpSessions struct {
 	mu       sync.Mutex
 	byID     map[string]*agent.Session // by MCP session id
 	stopping bool                      // the daemon stops: close, never park
+
+	uploads *uploadLinks // one-time upload links of the sessions
 }
 
 var _ mcpserver.Sessions = (*httpSessions)(nil)
@@ -464,12 +471,23 @@ func (h *httpSessions) Session(ctx context.Context) (mcpserver.Session, error) {
 	h.mu.Lock()
 	s := h.byID[id]
 	h.mu.Unlock()
-	if s != nil {
-		return s, nil
+	if s == nil {
+		// The client did not say who it is at initialize: a session of an
+		// unknown agent.
+		var err error
+		if s, err = h.open(ctx, id, agent.Client{}); err != nil {
+			return nil, err
+		}
 	}
-	// The client did not say who it is at initialize: a session of an
-	// unknown agent.
-	return h.open(ctx, id, agent.Client{})
+	return httpSession{Session: s, mcpID: id, h: h}, nil
+}
+
+// current reports whether s is still the agent session of the MCP session
+// id: an upload link dies with the session that made it.
+func (h *httpSessions) current(id string, s *agent.Session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.byID[id] == s
 }
 
 // initialized is mcpserver's OnInitialize: the agent session starts, and
@@ -517,6 +535,7 @@ func (h *httpSessions) closed(id string) {
 	delete(h.byID, id)
 	stopping := h.stopping
 	h.mu.Unlock()
+	h.uploads.dropSession(id)
 	if s == nil {
 		return
 	}

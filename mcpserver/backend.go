@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
 )
@@ -45,4 +46,24 @@ type Session interface {
 // per connection; over HTTP, one per MCP session id.
 type Sessions interface {
 	Session(ctx context.Context) (Session, error)
+}
+
+// MaxUploadLinkBytes caps the file of one upload link.
+const MaxUploadLinkBytes = 100 << 20
+
+// UploadLink is a one-time link an agent sends a file to with one PUT.
+type UploadLink struct {
+	URL       string
+	Method    string // always PUT
+	ExpiresAt time.Time
+}
+
+// UploadLinker is what a Session over HTTP adds: one-time upload links for
+// files too large for phone_upload. Over stdio there is no HTTP server to
+// send a file to, so sessions there do not implement it.
+type UploadLinker interface {
+	// UploadLink makes a link that accepts one PUT of at most size bytes
+	// (MaxUploadLinkBytes when size is 0), written to path in device's
+	// folder on the computer. It checks the lease and the path first.
+	UploadLink(ctx context.Context, device, path string, size int64) (*UploadLink, error)
 }

@@ -58,7 +58,7 @@ func Docs() string {
 	for _, c := range codeDocs {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", c.code, c.doc)
 	}
-	b.WriteString("\nLimits: the arguments of one call are at most 64 KiB (phone_upload: its file, up to 10 MiB, in base64), typed text at most 4096 characters, ")
+	b.WriteString("\nLimits: the arguments of one call are at most 64 KiB (phone_upload: its file, up to 10 MiB, in base64; over HTTP, phone_upload_link takes files up to 100 MiB in one PUT to a one-time link), typed text at most 4096 characters, ")
 	b.WriteString("waits at most 60 000 ms, presses and swipes at most 10 000 ms. Calls that wait send `notifications/progress` when the request has a progress token, ")
 	b.WriteString("and stop when the client cancels them.\n")
 

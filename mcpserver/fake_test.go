@@ -156,6 +156,20 @@ func (f *fakeSession) Upload(ctx context.Context, device, path string, data []by
 	return int64(len(data)), nil
 }
 
+type uploadLinkArg struct {
+	Path string
+	Size int64
+}
+
+// UploadLink makes the fake an HTTP session's: it implements UploadLinker.
+func (f *fakeSession) UploadLink(ctx context.Context, device, path string, size int64) (*UploadLink, error) {
+	f.record("UploadLink", device, uploadLinkArg{path, size})
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &UploadLink{URL: "http://127.0.0.1:8765/upload/tok", Method: "PUT", ExpiresAt: time.Date(2026, 5, 1, 12, 5, 0, 0, time.UTC)}, nil
+}
+
 func (f *fakeSession) AskPerson(ctx context.Context, device, message string, progress agent.Progress) (*agent.Observation, error) {
 	f.record("AskPerson", device, message)
 	return f.waiting(ctx, progress)

@@ -87,6 +87,7 @@ func AllTools() []Tool {
 		PhoneNotifications(),
 		PhoneFiles(),
 		PhoneUpload(),
+		PhoneUploadLink(),
 		PhoneAskPerson(),
 		PhoneApproval(),
 	}

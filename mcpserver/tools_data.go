@@ -271,3 +271,58 @@ func PhoneUpload() Tool {
 		},
 	})
 }
+
+// PhoneUploadLink makes a one-time upload link, over MCP over HTTP, for a
+// file too large for phone_upload.
+func PhoneUploadLink() Tool {
+	return newTool(toolSpec{
+		name:  "phone_upload_link",
+		title: "Upload link for a large file",
+		desc: "Only over MCP over HTTP: get a one-time link to send a file (up to 100 MiB) into the phone's folder on the computer, " +
+			"for files too large for phone_upload. Send the file's bytes as the body of one HTTP PUT to url before expires_at " +
+			"(a few minutes), e.g. curl -T file.pdf URL; no other header is needed, the link is the credential. " +
+			"It answers 201 with {path, size}. The link works once, only while you hold the phone; then push the file with phone_files. " +
+			"Names use only A-Z a-z 0-9 . _ - and space (1 to 128 each). An existing file at the path is replaced.",
+		params: []param{
+			deviceParam(),
+			pathParam(`The file's path relative to the Pinky folder, e.g. "video.mp4".`, 1).req(),
+			intParam("size", "The file's size in bytes, if known: a larger body is refused. 0 or absent: up to 100 MiB.", 0, MaxUploadLinkBytes),
+		},
+		destructive: true,
+		output: outputSchema([]string{"url", "method", "expires_at"},
+			stringParam("url", "Where to send the file, with one PUT.", 0, 0),
+			stringParam("method", "Always PUT.", 0, 0),
+			stringParam("expires_at", "When the link stops working (RFC 3339).", 0, 0),
+		),
+		codes: readCodes,
+		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
+			var a struct {
+				Device string `json:"device"`
+				Path   string `json:"path"`
+				Size   int64  `json:"size"`
+			}
+			if err := c.bind(&a); err != nil {
+				return nil, err
+			}
+			if err := checkPath(a.Path); err != nil {
+				return nil, err
+			}
+			if strings.HasSuffix(a.Path, "/") {
+				return nil, badArg("path", "must name a file, not a folder")
+			}
+			linker, ok := c.sess.(UploadLinker)
+			if !ok {
+				return nil, agent.Errorf(agent.CodeUnsupported,
+					"upload links exist only over MCP over HTTP; send the content with phone_upload (up to 10 MiB)")
+			}
+			link, err := linker.UploadLink(ctx, a.Device, a.Path, a.Size)
+			if err != nil {
+				return nil, err
+			}
+			exp := link.ExpiresAt.UTC().Format(time.RFC3339)
+			return textResult(fmt.Sprintf("PUT the file's bytes to %s before %s (once, no other header needed); it is saved as %s on the computer. "+
+				"Then push it to %s with phone_files.", link.URL, exp, a.Path, a.Device),
+				map[string]any{"url": link.URL, "method": link.Method, "expires_at": exp}), nil
+		},
+	})
+}

@@ -74,6 +74,9 @@ func TestToolCalls(t *testing.T) {
 		{"phone_files", map[string]any{"device": dev, "action": "push", "path": "menu.pdf", "approval_id": "ap_1"}, fakeCall{Method: "Files", Device: dev, Arg: agent.FilesRequest{Action: "push", Path: "menu.pdf", ApprovalID: "ap_1"}}, "Pushed menu.pdf (1234 bytes)"},
 		{"phone_upload", map[string]any{"device": dev, "path": "menu.pdf", "content_base64": base64.StdEncoding.EncodeToString([]byte("%PDF-1.7"))},
 			fakeCall{Method: "Upload", Device: dev, Arg: uploadArg{Path: "menu.pdf", Data: "%PDF-1.7"}}, "Saved 8 bytes as menu.pdf"},
+		{"phone_upload_link", map[string]any{"device": dev, "path": "video.mp4", "size": 123456789 % MaxUploadLinkBytes},
+			fakeCall{Method: "UploadLink", Device: dev, Arg: uploadLinkArg{Path: "video.mp4", Size: 123456789 % MaxUploadLinkBytes}},
+			"PUT the file's bytes to http://127.0.0.1:8765/upload/tok before 2026-05-01T12:05:00Z"},
 		{"phone_ask_person", map[string]any{"device": dev, "message": "Please sign in, then hand the phone back."},
 			fakeCall{Method: "AskPerson", Device: dev, Arg: "Please sign in, then hand the phone back."}, "+ [15]"},
 		{"phone_approval", map[string]any{"id": "ap_123"}, fakeCall{Method: "Approval", Arg: "ap_123"}, "+ [15]"},
@@ -159,6 +162,8 @@ func TestBadArguments(t *testing.T) {
 		{"pull without path", "phone_files", map[string]any{"device": dev, "action": "pull"}, "path: is required to pull"},
 		{"upload bad base64", "phone_upload", map[string]any{"device": dev, "path": "a.txt", "content_base64": "@@@"}, "content_base64: is not valid base64"},
 		{"upload folder", "phone_upload", map[string]any{"device": dev, "path": "docs/", "content_base64": ""}, "path: must name a file"},
+		{"upload link dotdot", "phone_upload_link", map[string]any{"device": dev, "path": "../x.bin"}, "path: must stay inside"},
+		{"upload link too large", "phone_upload_link", map[string]any{"device": dev, "path": "x.bin", "size": MaxUploadLinkBytes + 1}, "size: must be at most"},
 		{"ask person long message", "phone_ask_person", map[string]any{"device": dev, "message": strings.Repeat("x", 1001)}, "message: must be at most 1000"},
 		{"approval bad id", "phone_approval", map[string]any{"id": "a/b"}, "id: "},
 		{"oversized arguments", "phone_ask_person", map[string]any{"device": dev, "message": "hi", "pad": strings.Repeat("x", maxArgsBytes)}, "the arguments are"},
@@ -184,6 +189,34 @@ func TestBadArguments(t *testing.T) {
 		if !covered[tool.Def.Name] {
 			t.Errorf("%s: no bad call in the table", tool.Def.Name)
 		}
+	}
+}
+
+// Over stdio a session has no upload links: phone_upload_link answers
+// unsupported and points to phone_upload; bad paths are refused first.
+func TestUploadLinkOverStdio(t *testing.T) {
+	fake := newFake()
+	c := connectStream(t, struct{ Session }{fake}, Options{}) // no UploadLinker
+	res := callTool(t, c, "phone_upload_link", map[string]any{"device": "sim-android-1", "path": "video.mp4"})
+	text := resultText(res)
+	if !res.IsError || !strings.HasPrefix(text, "unsupported: ") || !strings.Contains(text, "send the content with phone_upload") {
+		t.Errorf("got %v %q; want unsupported, send the content with phone_upload", res.IsError, text)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"device": "sim-android-1", "path": "../x.bin"}, "path: must stay inside"},
+		{map[string]any{"device": "sim-android-1", "path": "docs/"}, "path: must name a file"},
+		{map[string]any{"device": "sim-android-1", "path": "a.bin", "size": MaxUploadLinkBytes + 1}, "size"},
+	} {
+		res := callTool(t, connectStream(t, fake, Options{}), "phone_upload_link", tt.args)
+		if text := resultText(res); !res.IsError || !strings.HasPrefix(text, "invalid_argument") || !strings.Contains(text, tt.want) {
+			t.Errorf("%v: got %v %q; want invalid_argument %s", tt.args, res.IsError, text, tt.want)
+		}
+	}
+	if calls := fake.Calls(); len(calls) != 0 {
+		t.Errorf("got session calls %+v; want none", calls)
 	}
 }
 

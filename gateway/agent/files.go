@@ -129,8 +129,49 @@ func (s *Session) pushApproved(ctx context.Context, device string, a Action, pro
 // computer, for a later push. Names are strict: each element of the path
 // matches [A-Za-z0-9._ -]{1,128}.
 func (s *Session) Upload(ctx context.Context, device, p string, data []byte) (int64, error) {
-	started := time.Now()
 	args := map[string]any{"device": device, "path": p, "bytes": len(data)}
+	return s.upload(ctx, device, p, bytes.NewReader(data), -1, args)
+}
+
+// UploadFrom saves what r holds, at most max bytes, into the phone's folder
+// on the computer, through the same checks and write path as Upload (MCP
+// over HTTP's one-time upload links). A stream longer than max is refused
+// with ErrUploadTooLarge and nothing is written. The step recorded is a
+// phone_upload's, without the content.
+func (s *Session) UploadFrom(ctx context.Context, device, p string, r io.Reader, max int64) (int64, error) {
+	args := map[string]any{"device": device, "path": p, "via": "upload_link"}
+	return s.upload(ctx, device, p, r, max, args)
+}
+
+// CheckUpload checks, without writing or recording anything, that the
+// session holds device and that p is a name Upload accepts: an upload link
+// is refused when its upload would be.
+func (s *Session) CheckUpload(device, p string) error {
+	if _, err := s.hold(device); err != nil {
+		return err
+	}
+	return checkUploadPath(p)
+}
+
+// ErrUploadTooLarge is UploadFrom's failure for a stream over its limit.
+var ErrUploadTooLarge = errors.New("the file is larger than allowed")
+
+func checkUploadPath(p string) error {
+	if err := checkFilePath(p, false); err != nil {
+		return err
+	}
+	for _, el := range strings.Split(p, "/") {
+		if !nameElement.MatchString(el) || el == "." {
+			return Errorf(CodeInvalidArgument, "path %q: each name must be 1 to 128 of A-Z a-z 0-9 . _ - and space", p)
+		}
+	}
+	return nil
+}
+
+// upload writes r (at most max bytes when max ≥ 0) to p and records the
+// step; args["bytes"] is set to what was written.
+func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max int64, args map[string]any) (int64, error) {
+	started := time.Now()
 	l, err := s.hold(device)
 	if err != nil {
 		return 0, err
@@ -138,25 +179,49 @@ func (s *Session) Upload(ctx context.Context, device, p string, data []byte) (in
 	fail := func(err error) (int64, error) {
 		return 0, s.record(ctx, l, "phone_upload", args, started, err, "")
 	}
-	if err := checkFilePath(p, false); err != nil {
+	if err := checkUploadPath(p); err != nil {
 		return fail(err)
-	}
-	for _, el := range strings.Split(p, "/") {
-		if !nameElement.MatchString(el) || el == "." {
-			return fail(Errorf(CodeInvalidArgument, "path %q: each name must be 1 to 128 of A-Z a-z 0-9 . _ - and space", p))
-		}
 	}
 	root, err := s.filesRoot(device, true)
 	if err != nil {
 		return fail(err)
 	}
 	defer root.Close()
-	n, err := writeFile(root, p, bytes.NewReader(data))
+	if max >= 0 {
+		r = &capReader{r: r, left: max}
+	}
+	n, err := writeFile(root, p, r)
+	if errors.Is(err, ErrUploadTooLarge) {
+		return fail(fmt.Errorf("%w: %w", ErrUploadTooLarge,
+			Errorf(CodeInvalidArgument, "the file is larger than %d bytes; nothing was saved", max)))
+	}
 	if err != nil {
 		return fail(err)
 	}
+	args["bytes"] = n
 	s.recordOK(ctx, l, "phone_upload", args, started, fmt.Sprintf("saved %d bytes as %s on the computer", n, p))
 	return n, nil
+}
+
+// capReader fails with ErrUploadTooLarge once more than left bytes come.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(b []byte) (int, error) {
+	if c.left < 0 {
+		return 0, ErrUploadTooLarge
+	}
+	if int64(len(b)) > c.left+1 {
+		b = b[:c.left+1]
+	}
+	n, err := c.r.Read(b)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, ErrUploadTooLarge
+	}
+	return n, err
 }
 
 // checkFilePath refuses what sdk.CheckPath refuses, and "" unless the
