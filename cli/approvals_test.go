@@ -145,3 +145,58 @@ func TestApprovalExpiresAsADeny(t *testing.T) {
 		t.Error("the message was sent without an approval")
 	}
 }
+
+// TestApprovedOnAChangedScreenIsNotDone: while a card waits, the phone's
+// screen changes under the target (here its driver restarts and comes
+// back on another screen); the approved retry is refused, not executed.
+func TestApprovedOnAChangedScreenIsNotDone(t *testing.T) {
+	e := newEnv(t)
+	d := e.cmd("daemon", "--sim", "--approval-wait", "500ms")
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
+	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
+	unlockPhone := func() {
+		t.Helper()
+		unlock := e.cmd("unlock", "sim-android-1")
+		unlock.Stdin = strings.NewReader("1234\n")
+		if out, err := unlock.CombinedOutput(); err != nil {
+			t.Fatalf("pinky unlock: %v: %s", err, out)
+		}
+	}
+	unlockPhone()
+	h := e.stdioHost()
+	h.initialize()
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"device": "sim-android-1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	h.ok("phone_type", with("field", "Text message", "text", "late"), "late")
+	text, _ := h.tool("phone_tap", with("text", "Send"))
+	id := regexp.MustCompile(`ap_[0-9a-f]+`).FindString(text)
+	if !strings.HasPrefix(text, "approval_pending:") || id == "" {
+		t.Fatalf("send: %q; want approval_pending", text)
+	}
+	// The screen changes under the target: the driver restarts.
+	if _, errs, code := e.run("driver", "restart", "sim"); code != 0 {
+		t.Fatalf("driver restart: %s", errs)
+	}
+	unlockPhone()
+	e.run("approve", id)
+	text, isErr := h.tool("phone_tap", with("text", "Send", "approval_id", id))
+	if !isErr || !(strings.HasPrefix(text, "stale:") || strings.HasPrefix(text, "not_found:")) {
+		t.Fatalf("approved send on a changed screen: %q; want stale (or not_found: the target is gone)", text)
+	}
+	t.Logf("approved send on a changed screen: %s", text)
+	obs := h.ok("phone_observe", with("full", true), "")
+	if strings.Contains(obs, "Me: late") {
+		t.Error("the message was sent on a changed screen")
+	}
+}
