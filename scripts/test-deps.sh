@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 declare -A packages=(
   [gcc]=gcc   # cgo: the race detector and SQLite
   [git]=git   # proto-check compares against the previous commit
+  [ffmpeg]=ffmpeg   # video tests decode the H.264 streams (ffmpeg, ffprobe)
 )
 
 missing=()

@@ -21,12 +21,13 @@ func connect(d sdk.Driver) (*sdk.Client, func(), error) {
 		return c, func() {}, nil
 	}
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(sdk.MaxMessageBytes), grpc.MaxSendMsgSize(sdk.MaxMessageBytes))
 	pb.RegisterDriverServiceServer(srv, sdk.NewServer(d))
 	go srv.Serve(lis) //nolint:errcheck // Serve returns when Stop closes the listener
 	conn, err := grpc.NewClient("passthrough:///drivertest",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(sdk.MaxMessageBytes), grpc.MaxCallSendMsgSize(sdk.MaxMessageBytes)),
 	)
 	if err != nil {
 		srv.Stop()

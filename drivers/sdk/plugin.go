@@ -83,8 +83,13 @@ func Serve(d Driver) error {
 // per call: one handoff less per call, about a tenth of a cross-process
 // round trip on a small machine (BENCHMARKS.md).
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts, grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))))...)
+	return grpc.NewServer(append(opts, grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))...)
 }
+
+// MaxMessageBytes is the largest message of the contract (SPEC.md: 16 MiB),
+// e.g. a key frame of a large screen. gRPC's default of 4 MiB is too small.
+const MaxMessageBytes = 16 << 20
 
 // Logger returns the logger a driver should use: JSON lines on stderr, which
 // the host logs again under the driver's name with their level and fields.

@@ -47,6 +47,7 @@ var (
 	_ sdk.IdleWaiter  = (*Driver)(nil)
 	_ sdk.AppLister   = (*Driver)(nil)
 	_ sdk.Filer       = (*Driver)(nil)
+	_ sdk.Streamer    = (*Driver)(nil)
 
 	_ sdk.NotificationLister = (*Driver)(nil)
 )
