@@ -53,7 +53,7 @@ ratio "screen text / flat JSON, largest of all screens" "$(largest '^BenchmarkSi
 echo
 echo "Tool calls back to back, no think time (no target): median, p99"
 for c in observe key; do
-  printf '  phone_%-8s %s µs, %s µs; each successful step also renders a %s µs screenshot in the background\n' "$c" \
+  printf '  phone_%-8s %s µs, %s µs; a step that changes the screen also renders a %s µs screenshot in the background\n' "$c" \
     "$(metric "BenchmarkGatewayOverhead/$c/back-to-back-2" us-p50)" "$(metric "BenchmarkGatewayOverhead/$c/back-to-back-2" us-p99)" \
     "$(metric "BenchmarkGatewayOverhead/step-screenshot-2" us-p50-driver)"
 done
