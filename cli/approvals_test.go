@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/pinky-gateway/pinky/gateway/approval"
@@ -15,26 +14,11 @@ import (
 // path with a retry by id; a reused, altered or foreign id is refused.
 func TestApprovalsThroughMCP(t *testing.T) {
 	e := newEnv(t)
-	d := e.cmd("daemon", "--sim", "--approval-wait", "1s")
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
-	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.daemon("--sim", "--approval-wait", "1s")
+	e.unlock("sim-android-1")
 	h := e.stdioHost()
 	h.initialize()
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": "sim-android-1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	with := onDevice("sim-android-1")
 	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
 	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
 	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
@@ -107,26 +91,11 @@ func TestApprovalsThroughMCP(t *testing.T) {
 // 2 s) and the waiting call answers denied; the message is not sent.
 func TestApprovalExpiresAsADeny(t *testing.T) {
 	e := newEnv(t)
-	d := e.cmd("daemon", "--sim", "--approval-ttl", "2s", "--approval-wait", "10s")
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
-	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.daemon("--sim", "--approval-ttl", "2s", "--approval-wait", "10s")
+	e.unlock("sim-android-1")
 	h := e.stdioHost()
 	h.initialize()
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": "sim-android-1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	with := onDevice("sim-android-1")
 	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
 	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
 	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
@@ -151,30 +120,11 @@ func TestApprovalExpiresAsADeny(t *testing.T) {
 // back on another screen); the approved retry is refused, not executed.
 func TestApprovedOnAChangedScreenIsNotDone(t *testing.T) {
 	e := newEnv(t)
-	d := e.cmd("daemon", "--sim", "--approval-wait", "500ms")
-	if err := d.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Process.Signal(syscall.SIGTERM); d.Wait() })
-	e.eventually("the daemon answers", func() bool { _, _, code := e.run("status"); return code == 0 })
-	unlockPhone := func() {
-		t.Helper()
-		unlock := e.cmd("unlock", "sim-android-1")
-		unlock.Stdin = strings.NewReader("1234\n")
-		if out, err := unlock.CombinedOutput(); err != nil {
-			t.Fatalf("pinky unlock: %v: %s", err, out)
-		}
-	}
-	unlockPhone()
+	e.daemon("--sim", "--approval-wait", "500ms")
+	e.unlock("sim-android-1")
 	h := e.stdioHost()
 	h.initialize()
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": "sim-android-1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	with := onDevice("sim-android-1")
 	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
 	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
 	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
@@ -188,7 +138,7 @@ func TestApprovedOnAChangedScreenIsNotDone(t *testing.T) {
 	if _, errs, code := e.run("driver", "restart", "sim"); code != 0 {
 		t.Fatalf("driver restart: %s", errs)
 	}
-	unlockPhone()
+	e.unlock("sim-android-1")
 	e.run("approve", id)
 	text, isErr := h.tool("phone_tap", with("text", "Send", "approval_id", id))
 	if !isErr || !(strings.HasPrefix(text, "stale:") || strings.HasPrefix(text, "not_found:")) {

@@ -294,3 +294,25 @@ func TestDriverCheck(t *testing.T) {
 		t.Errorf("check --list: exit %d\n%s", code, out)
 	}
 }
+
+// unlock unlocks a phone for agents with the test PIN, as the person would.
+func (e *env) unlock(device string) {
+	e.t.Helper()
+	c := e.cmd("unlock", device)
+	c.Stdin = strings.NewReader("1234\n")
+	if out, err := c.CombinedOutput(); err != nil {
+		e.t.Fatalf("pinky unlock: %v: %s", err, out)
+	}
+}
+
+// onDevice returns a builder of tool arguments aimed at device: with("app",
+// "Messages") is {"device": device, "app": "Messages"}.
+func onDevice(device string) func(kv ...any) map[string]any {
+	return func(kv ...any) map[string]any {
+		m := map[string]any{"device": device}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+}

@@ -205,11 +205,7 @@ func TestHTTPDaemon(t *testing.T) {
 	}
 
 	// The person unlocks it (agents do not type PINs).
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.unlock("sim-android-1")
 	// A session per call: the next session of the same agent keeps the lease.
 	for _, target := range []string{"Settings", "Network & internet"} {
 		a.end()

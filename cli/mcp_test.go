@@ -186,13 +186,7 @@ func TestEveryToolOverStdio(t *testing.T) {
 	}
 	const dev = "sim-android-1"
 	d := map[string]any{"device": dev}
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": dev}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	with := onDevice(dev)
 	called := map[string]bool{}
 	call := func(name string) string { called[name] = true; return name }
 
@@ -215,11 +209,7 @@ func TestEveryToolOverStdio(t *testing.T) {
 		e.json(&st, "status")
 		return len(st.Leases) == 1 && st.Leases[0].WithPerson
 	})
-	unlock := e.cmd("unlock", dev)
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.unlock(dev)
 	if _, errs, code := e.run("hand-back", dev); code != 0 {
 		t.Fatalf("pinky hand-back: %s", errs)
 	}
@@ -379,11 +369,7 @@ func TestDriverKilledMidAction(t *testing.T) {
 
 	h := e.stdioHost()
 	h.initialize()
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.unlock("sim-android-1")
 	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "crash test"}, "Pixel Launcher")
 	id := h.request("tools/call", map[string]any{"name": "phone_tap", "arguments": map[string]any{"device": "sim-android-1", "text": "Messages"}})
 	time.Sleep(300 * time.Millisecond) // the tap is now hanging in the driver

@@ -10,11 +10,7 @@ import (
 func TestPersonControlsWhileAnAgentWorks(t *testing.T) {
 	e := newEnv(t)
 	e.daemon("--sim")
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.unlock("sim-android-1")
 	h := e.stdioHost()
 	h.initialize()
 	dev := map[string]any{"device": "sim-android-1"}

@@ -45,20 +45,10 @@ rules:
 	}
 	h := e.stdioHost("PINKY_SIM=1", "PINKY_SIM_WORLD="+worldPath)
 	h.initialize()
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
+	e.unlock("sim-android-1")
 	const password = "hunter2-Secret!"
 	dev := map[string]any{"device": "sim-android-1"}
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": "sim-android-1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	with := onDevice("sim-android-1")
 	h.ok("phone_connect", with("task", "check my sign-in codes"), "Pixel Launcher")
 	h.ok("phone_launch", with("app", "Bank"), "Sign in")
 	h.ok("phone_type", with("field", "Username", "text", "ana"), "ana")

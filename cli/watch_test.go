@@ -102,18 +102,8 @@ func TestWatch(t *testing.T) {
 
 	h := e.stdioHost()
 	h.initialize()
-	unlock := e.cmd("unlock", "sim-android-1")
-	unlock.Stdin = strings.NewReader("1234\n")
-	if out, err := unlock.CombinedOutput(); err != nil {
-		t.Fatalf("pinky unlock: %v: %s", err, out)
-	}
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{"device": "sim-android-1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	e.unlock("sim-android-1")
+	with := onDevice("sim-android-1")
 	const typed = "zebra-quartz-4711"
 	h.ok("phone_connect", with("task", "watch: write to Ben"), "")
 	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
