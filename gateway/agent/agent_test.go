@@ -95,6 +95,19 @@ func (f *fixture) session(t *testing.T, name string) *Session {
 	return s
 }
 
+// connected opens an agent session holding the unlocked sim-android-1 for a
+// task.
+func (f *fixture) connected(t *testing.T) *Session {
+	t.Helper()
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
+	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func wantCode(t *testing.T, what string, err error, code Code) *Error {
 	t.Helper()
 	e, ok := AsError(err)
@@ -276,12 +289,8 @@ func (g goneOnAct) Act(context.Context, string, sdk.Action) (sdk.ActResult, erro
 
 func TestActionCutByCrashIsUncertain(t *testing.T) {
 	f := newFixture(t, Config{})
-	s := f.session(t, "agent")
+	s := f.connected(t)
 	ctx := context.Background()
-	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
-		t.Fatal(err)
-	}
 	f.drv.wrap = func(d sdk.Driver) sdk.Driver { return goneOnAct{d} }
 	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil)
 	e := wantCode(t, "act while the driver dies", err, CodeUncertain)
@@ -297,12 +306,8 @@ func TestActionCutByCrashIsUncertain(t *testing.T) {
 
 func TestTargets(t *testing.T) {
 	f := newFixture(t, Config{})
-	s := f.session(t, "agent")
+	s := f.connected(t)
 	ctx := context.Background()
-	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range []struct {
 		name string
 		a    Action
@@ -483,12 +488,8 @@ func TestScreenshotsOnlyWhenTheScreenChanged(t *testing.T) {
 
 func TestTakeOverAndHandBack(t *testing.T) {
 	f := newFixture(t, Config{})
-	s := f.session(t, "agent")
+	s := f.connected(t)
 	ctx := context.Background()
-	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
-		t.Fatal(err)
-	}
 	if err := f.m.TakeOver("sim-android-1"); err != nil {
 		t.Fatal(err)
 	}

@@ -179,12 +179,8 @@ func TestStaleAfterApproval(t *testing.T) {
 
 func TestDeniedByGuard(t *testing.T) {
 	f, _ := approvalFixture(t, time.Second)
-	s := f.session(t, "agent")
+	s := f.connected(t)
 	ctx := context.Background()
-	f.drv.d.Unlock(ctx, "sim-android-1", "1234")
-	if _, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "t"}); err != nil {
-		t.Fatal(err)
-	}
 	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Bank"}, nil)
 	wantCode(t, "launch a blocked app", err, CodeBlockedApp)
 }
