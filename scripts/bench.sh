@@ -18,6 +18,8 @@ run -bench CrashRecovery -benchtime 20x ./gateway/driverhost/
 run -bench IdleMemory -benchtime 1x ./gateway/driverhost/
 run -bench GatewayOverhead -benchtime 1x ./cli/
 run -bench 'Sizes|TaskDiff' -benchtime 1x ./gateway/screen/
+run -bench . -benchtime 20x ./drivers/sim/h264/
+run -bench FanOut -benchtime 100000x ./gateway/stream/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.
 metric() {
@@ -70,4 +72,12 @@ for d in fake sim; do
   printf '  %-5s idle driver RSS %s KiB; host per driver: %s KiB heap, %s goroutines\n' "$d" \
     "$(metric "BenchmarkIdleMemory/$d-2" KiB-RSS/driver)" "$(metric "BenchmarkIdleMemory/$d-2" KiB-host-heap/driver)" \
     "$(metric "BenchmarkIdleMemory/$d-2" goroutines/driver)"
+done
+echo
+echo "Video (no target yet; the hub's latency benchmark comes with its wiring):"
+printf '  1080x2400 H.264 encode: key frame %s ms, unchanged screen %s ms\n' \
+  "$(metric BenchmarkIDR1080x2400-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')" \
+  "$(metric BenchmarkUnchanged1080x2400-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')"
+for n in 1 4 10 50; do
+  printf '  stream hub fan-out to %2s members: %s packets/s\n' "$n" "$(metric "BenchmarkFanOut/members=$n-2" packets/s)"
 done
