@@ -1,6 +1,7 @@
 // Package history records what agents did on the person's phones: the
 // devices and agents seen, agent sessions, tasks, every step of a task, and
-// the screenshots taken around each step.
+// the screenshots taken around each step, the recording of each task's
+// screen, and the person's approvals.
 //
 // The history is the record the person trusts, so it is written before an
 // agent is told that a step happened. [Store] is the small interface the
@@ -33,4 +34,26 @@
 // background, records them as [Media] rows and links them to their step with
 // [Store.SetStepMedia]. The agent's path never waits for a disk write: when
 // the writer's queue is full a screenshot is dropped and counted.
+//
+// # Recordings
+//
+// A task has at most one [Recording]: a video file in the recordings folder
+// ($PINKY_HOME/recordings), named by a path relative to it such as
+// "<task>.mp4". The recorder records it with [Store.PutRecording] when it
+// starts and updates its duration and size as it writes. A recording's
+// StartedAt is the wall time of the video's time 0, so that [Store.Task]
+// places every step in the video ([Step.VideoAt]) and a viewer can seek to
+// it; [TaskSummary.Recording] says whether a task has one worth showing.
+//
+// # Retention
+//
+// [Store.Prune] deletes the tasks that ended before a time, with everything
+// recorded about them and the sessions left empty, in one transaction; open
+// tasks stay whatever their age, and devices and agents always stay. It
+// deletes no file but returns the files the deleted rows named. [PruneFiles]
+// is retention as the daemon runs it: it prunes, then deletes those files,
+// then sweeps the media and recordings folders for orphans, files older
+// than [OrphanAge] that no row names, such as those a crash left between a
+// prune's commit and its deletes. Rows go before files, so the history never
+// names a file that is gone.
 package history

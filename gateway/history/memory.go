@@ -21,6 +21,7 @@ type Memory struct {
 	steps    map[string]*Step
 	media    map[string]Media
 	approvs  map[string]Approval
+	recs     map[string]Recording // by task ID
 }
 
 type memTask struct {
@@ -40,6 +41,7 @@ func NewMemory() *Memory {
 		steps:    make(map[string]*Step),
 		media:    make(map[string]Media),
 		approvs:  make(map[string]Approval),
+		recs:     make(map[string]Recording),
 	}
 }
 
@@ -238,7 +240,7 @@ func startKey(t Task) int64 {
 }
 
 func (m *Memory) summary(t *memTask) TaskSummary {
-	ts := TaskSummary{Task: t.Task, Steps: len(t.steps)}
+	ts := TaskSummary{Task: t.Task, Steps: len(t.steps), Recording: m.recs[t.ID].Bytes > 0}
 	ts.Apps = cloneApps(t.Apps)
 	if a, ok := m.agents[t.AgentID]; ok {
 		ts.AgentName, ts.AgentVersion = a.Name, a.Version
@@ -263,9 +265,15 @@ func (m *Memory) Task(_ context.Context, id string) (TaskSummary, []Step, error)
 	if !ok {
 		return TaskSummary{}, nil, fmt.Errorf("task %q: %w", id, ErrNotFound)
 	}
+	var rec *Recording
+	if r, ok := m.recs[id]; ok && r.Bytes > 0 {
+		rec = &r
+	}
 	var steps []Step
 	for _, st := range t.steps {
-		steps = append(steps, *st)
+		cp := *st
+		cp.VideoAt = videoAt(cp.StartedAt, rec)
+		steps = append(steps, cp)
 	}
 	slices.SortFunc(steps, func(a, b Step) int { return cmp.Compare(a.Seq, b.Seq) })
 	return m.summary(t), steps, nil
@@ -447,6 +455,134 @@ func (m *Memory) Approvals(_ context.Context, taskID string) ([]Approval, error)
 		return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
+}
+
+// PutRecording implements Store.
+func (m *Memory) PutRecording(_ context.Context, r Recording) error {
+	if err := checkRecording(r); err != nil {
+		return err
+	}
+	r.StartedAt, r.UpdatedAt = ms(r.StartedAt), ms(r.UpdatedAt)
+	r.Duration = r.Duration.Truncate(time.Millisecond)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.tasks[r.TaskID]; !ok {
+		return fmt.Errorf("recording of task %q: %w", r.TaskID, ErrNotFound)
+	}
+	m.recs[r.TaskID] = r
+	return nil
+}
+
+// Recording implements Store.
+func (m *Memory) Recording(_ context.Context, taskID string) (Recording, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.recs[taskID]
+	if !ok {
+		return Recording{}, fmt.Errorf("recording of task %q: %w", taskID, ErrNotFound)
+	}
+	return r, nil
+}
+
+// Prune implements Store. Nothing in it can fail once it has begun to
+// delete, and it holds the lock throughout, so it is all or nothing as
+// SQLite's transaction is.
+func (m *Memory) Prune(_ context.Context, before time.Time) (Pruned, error) {
+	if err := checkAt("prune", "*", before); err != nil {
+		return Pruned{}, err
+	}
+	cut := before.UnixMilli()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var p Pruned
+	doomed := make(map[string]bool)
+	for id, t := range m.tasks {
+		if !t.EndedAt.IsZero() && t.EndedAt.UnixMilli() < cut {
+			doomed[id] = true
+		}
+	}
+	p.Tasks = len(doomed)
+	for id, a := range m.approvs {
+		if doomed[a.TaskID] {
+			delete(m.approvs, id)
+			p.Approvals++
+		} else if st, ok := m.steps[a.StepID]; ok && doomed[st.TaskID] {
+			a.StepID = ""
+			m.approvs[id] = a
+		}
+	}
+	for id, md := range m.media {
+		if doomed[md.TaskID] {
+			delete(m.media, id)
+			p.Media++
+			p.Files.Media = append(p.Files.Media, md.Path)
+		} else if st, ok := m.steps[md.StepID]; ok && doomed[st.TaskID] {
+			md.StepID = ""
+			m.media[id] = md
+		}
+	}
+	for id, r := range m.recs {
+		if doomed[id] {
+			delete(m.recs, id)
+			p.Recordings++
+			p.Files.Recordings = append(p.Files.Recordings, r.Path)
+		}
+	}
+	for id, st := range m.steps {
+		if doomed[st.TaskID] {
+			delete(m.steps, id)
+			p.Steps++
+		}
+	}
+	for id := range doomed {
+		delete(m.tasks, id)
+	}
+	busy := make(map[string]bool) // sessions with a task left
+	for _, t := range m.tasks {
+		busy[t.SessionID] = true
+	}
+	for id, s := range m.sessions {
+		if !busy[id] && !s.EndedAt.IsZero() && s.EndedAt.UnixMilli() < cut {
+			delete(m.sessions, id)
+			p.Sessions++
+		}
+	}
+	p.Files.Media = sortedSet(p.Files.Media)
+	p.Files.Recordings = sortedSet(p.Files.Recordings)
+	return p, nil
+}
+
+// NamedFiles implements Store.
+func (m *Memory) NamedFiles(_ context.Context, f Files) (Files, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	media := make(map[string]bool, len(m.media))
+	for _, md := range m.media {
+		media[md.Path] = true
+	}
+	recs := make(map[string]bool, len(m.recs))
+	for _, r := range m.recs {
+		recs[r.Path] = true
+	}
+	var out Files
+	for _, p := range f.Media {
+		if media[p] {
+			out.Media = append(out.Media, p)
+		}
+	}
+	for _, p := range f.Recordings {
+		if recs[p] {
+			out.Recordings = append(out.Recordings, p)
+		}
+	}
+	out.Media, out.Recordings = sortedSet(out.Media), sortedSet(out.Recordings)
+	return out, nil
+}
+
+// sortedSet sorts ps and drops repeats; nil stays nil.
+func sortedSet(ps []string) []string {
+	slices.Sort(ps)
+	return slices.Compact(ps)
 }
 
 func cloneApps(apps []string) []string {

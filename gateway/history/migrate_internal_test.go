@@ -204,3 +204,48 @@ func TestMigrateApprovalDetails(t *testing.T) {
 		t.Errorf("an old approval after the upgrade (-want +got):\n%s", diff)
 	}
 }
+
+// A history written before recordings upgrades: its tasks read back without
+// a recording, their steps at VideoAt -1, and a recording can be added.
+func TestMigrateRecordings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if err := migrate(ctx, db, ms[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`
+		INSERT INTO tasks (id, text, started_at, ended_at, outcome) VALUES ('k1', 'old', 1000, 5000, 'released');
+		INSERT INTO steps (id, task_id, seq, tool, started_at) VALUES ('p1', 'k1', 1, 'tap', 2000);`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, steps, err := s.Task(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Recording || len(steps) != 1 || steps[0].VideoAt != -1 {
+		t.Errorf("an old task after the upgrade: got recording %v, steps %+v; want none, VideoAt -1", sum.Recording, steps)
+	}
+	if err := s.PutRecording(ctx, Recording{TaskID: "k1", Path: "k1.mp4", Codec: CodecH264,
+		StartedAt: time.UnixMilli(1500), Bytes: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, steps, err = s.Task(ctx, "k1"); err != nil || steps[0].VideoAt != 500*time.Millisecond {
+		t.Errorf("VideoAt after PutRecording: got %+v, %v; want 500ms", steps, err)
+	}
+}

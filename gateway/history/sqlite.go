@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -277,7 +278,8 @@ const summarySQL = `
 		t.started_at, t.ended_at, t.outcome,
 		coalesce(a.name, ''), coalesce(a.version, ''), coalesce(d.name, ''),
 		(SELECT count(*) FROM steps WHERE task_id = t.id),
-		coalesce((SELECT outcome FROM steps WHERE task_id = t.id ORDER BY seq DESC LIMIT 1), '')
+		coalesce((SELECT outcome FROM steps WHERE task_id = t.id ORDER BY seq DESC LIMIT 1), ''),
+		EXISTS (SELECT 1 FROM recordings WHERE task_id = t.id AND bytes > 0)
 	FROM tasks t
 	LEFT JOIN agents a ON a.id = t.agent_id
 	LEFT JOIN devices d ON d.id = t.device_id`
@@ -311,7 +313,7 @@ func scanTask(sc scanner, extra ...any) (Task, error) {
 
 func scanSummary(sc scanner) (TaskSummary, error) {
 	var ts TaskSummary
-	t, err := scanTask(sc, &ts.AgentName, &ts.AgentVersion, &ts.DeviceName, &ts.Steps, &ts.LastOutcome)
+	t, err := scanTask(sc, &ts.AgentName, &ts.AgentVersion, &ts.DeviceName, &ts.Steps, &ts.LastOutcome, &ts.Recording)
 	ts.Task = t
 	return ts, err
 }
@@ -356,6 +358,17 @@ func (s *SQLite) Task(ctx context.Context, id string) (TaskSummary, []Step, erro
 	if err != nil {
 		return TaskSummary{}, nil, sqlErr(err, "task %q", id)
 	}
+	// The recording places the steps in the video.
+	var rec *Recording
+	var recStart int64
+	err = tx.QueryRowContext(ctx, `
+		SELECT started_at FROM recordings WHERE task_id = ? AND bytes > 0`, id).Scan(&recStart)
+	switch {
+	case err == nil:
+		rec = &Recording{StartedAt: time.UnixMilli(recStart).UTC()}
+	case !errors.Is(err, sql.ErrNoRows):
+		return TaskSummary{}, nil, sqlErr(err, "task %q: recording", id)
+	}
 	rows, err := tx.QueryContext(ctx, stepSQL+` WHERE task_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return TaskSummary{}, nil, sqlErr(err, "task %q: steps", id)
@@ -367,6 +380,7 @@ func (s *SQLite) Task(ctx context.Context, id string) (TaskSummary, []Step, erro
 		if err != nil {
 			return TaskSummary{}, nil, sqlErr(err, "task %q: steps", id)
 		}
+		st.VideoAt = videoAt(st.StartedAt, rec)
 		steps = append(steps, st)
 	}
 	if err := rows.Err(); err != nil {
@@ -582,6 +596,192 @@ func (s *SQLite) Approvals(ctx context.Context, taskID string) ([]Approval, erro
 		out = append(out, a)
 	}
 	return out, sqlErr(rows.Err(), "task %q: approvals", taskID)
+}
+
+// PutRecording implements Store.
+func (s *SQLite) PutRecording(ctx context.Context, r Recording) error {
+	if err := checkRecording(r); err != nil {
+		return err
+	}
+	_, err := s.w.ExecContext(ctx, `
+		INSERT INTO recordings (task_id, path, codec, width, height, started_at, duration_ms,
+			bytes, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (task_id) DO UPDATE SET
+			path = excluded.path, codec = excluded.codec, width = excluded.width,
+			height = excluded.height, started_at = excluded.started_at,
+			duration_ms = excluded.duration_ms, bytes = excluded.bytes,
+			updated_at = excluded.updated_at`,
+		r.TaskID, r.Path, r.Codec, r.Width, r.Height, millis(r.StartedAt),
+		r.Duration.Milliseconds(), r.Bytes, millis(r.UpdatedAt))
+	return sqlErr(err, "recording of task %q", r.TaskID)
+}
+
+// Recording implements Store.
+func (s *SQLite) Recording(ctx context.Context, taskID string) (Recording, error) {
+	r := Recording{TaskID: taskID}
+	var started, updated sql.NullInt64
+	var dur int64
+	err := s.r.QueryRowContext(ctx, `
+		SELECT path, codec, width, height, started_at, duration_ms, bytes, updated_at
+		FROM recordings WHERE task_id = ?`, taskID).
+		Scan(&r.Path, &r.Codec, &r.Width, &r.Height, &started, &dur, &r.Bytes, &updated)
+	if err != nil {
+		return Recording{}, sqlErr(err, "recording of task %q", taskID)
+	}
+	r.StartedAt, r.UpdatedAt = fromMillis(started), fromMillis(updated)
+	r.Duration = time.Duration(dur) * time.Millisecond
+	return r, nil
+}
+
+// Prune implements Store.
+func (s *SQLite) Prune(ctx context.Context, before time.Time) (Pruned, error) {
+	if err := checkAt("prune", "*", before); err != nil {
+		return Pruned{}, err
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return Pruned{}, sqlErr(err, "prune")
+	}
+	defer tx.Rollback()
+	// The doomed tasks go into a temporary table first, so that every
+	// statement below works on the same set, and each is a plain join.
+	if _, err := tx.ExecContext(ctx, `
+		CREATE TEMP TABLE IF NOT EXISTS prune_tasks (id TEXT PRIMARY KEY);
+		DELETE FROM temp.prune_tasks;`); err != nil {
+		return Pruned{}, sqlErr(err, "prune")
+	}
+	beforeMS := before.UnixMilli()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO temp.prune_tasks SELECT id FROM tasks
+		WHERE ended_at IS NOT NULL AND ended_at < ?`, beforeMS)
+	if err != nil {
+		return Pruned{}, sqlErr(err, "prune: select tasks")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return Pruned{}, sqlErr(err, "prune: select tasks")
+	}
+	p := Pruned{Tasks: int(n)}
+	if p.Files.Media, err = column(ctx, tx, `
+		SELECT DISTINCT path FROM media
+		WHERE task_id IN (SELECT id FROM temp.prune_tasks) ORDER BY path`); err != nil {
+		return Pruned{}, sqlErr(err, "prune: media paths")
+	}
+	if p.Files.Recordings, err = column(ctx, tx, `
+		SELECT DISTINCT path FROM recordings
+		WHERE task_id IN (SELECT id FROM temp.prune_tasks) ORDER BY path`); err != nil {
+		return Pruned{}, sqlErr(err, "prune: recording paths")
+	}
+	// Deleted children first, as the foreign keys require. A row of a task
+	// that stays but names a step of a pruned task (which the gateway does
+	// not write) loses that reference rather than stopping retention.
+	for _, st := range []struct {
+		sql   string
+		args  []any
+		count *int
+	}{
+		{`UPDATE approvals SET step_id = NULL
+			WHERE task_id NOT IN (SELECT id FROM temp.prune_tasks)
+			AND step_id IN (SELECT s.id FROM steps s JOIN temp.prune_tasks p ON s.task_id = p.id)`, nil, nil},
+		{`UPDATE media SET step_id = NULL
+			WHERE task_id NOT IN (SELECT id FROM temp.prune_tasks)
+			AND step_id IN (SELECT s.id FROM steps s JOIN temp.prune_tasks p ON s.task_id = p.id)`, nil, nil},
+		{`DELETE FROM approvals WHERE task_id IN (SELECT id FROM temp.prune_tasks)`, nil, &p.Approvals},
+		{`DELETE FROM media WHERE task_id IN (SELECT id FROM temp.prune_tasks)`, nil, &p.Media},
+		{`DELETE FROM recordings WHERE task_id IN (SELECT id FROM temp.prune_tasks)`, nil, &p.Recordings},
+		{`DELETE FROM steps WHERE task_id IN (SELECT id FROM temp.prune_tasks)`, nil, &p.Steps},
+		{`DELETE FROM tasks WHERE id IN (SELECT id FROM temp.prune_tasks)`, nil, nil},
+		{`DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ?
+			AND NOT EXISTS (SELECT 1 FROM tasks WHERE session_id = sessions.id)`,
+			[]any{beforeMS}, &p.Sessions},
+		{`DELETE FROM temp.prune_tasks`, nil, nil},
+	} {
+		res, err := tx.ExecContext(ctx, st.sql, st.args...)
+		if err != nil {
+			return Pruned{}, sqlErr(err, "prune")
+		}
+		if st.count != nil {
+			n, err := res.RowsAffected()
+			if err != nil {
+				return Pruned{}, sqlErr(err, "prune")
+			}
+			*st.count = int(n)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Pruned{}, sqlErr(err, "prune: commit")
+	}
+	return p, nil
+}
+
+// NamedFiles implements Store.
+func (s *SQLite) NamedFiles(ctx context.Context, f Files) (Files, error) {
+	// One read transaction, so that both lists come from one snapshot.
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
+		return Files{}, sqlErr(err, "named files")
+	}
+	defer tx.Rollback()
+	var out Files
+	if out.Media, err = named(ctx, tx, `SELECT DISTINCT path FROM media WHERE path IN `, f.Media); err != nil {
+		return Files{}, sqlErr(err, "named media files")
+	}
+	if out.Recordings, err = named(ctx, tx, `SELECT DISTINCT path FROM recordings WHERE path IN `, f.Recordings); err != nil {
+		return Files{}, sqlErr(err, "named recording files")
+	}
+	return out, nil
+}
+
+// named runs query, which ends in "IN ", on paths in batches, and returns
+// the paths it selects, sorted.
+func named(ctx context.Context, tx *sql.Tx, query string, paths []string) ([]string, error) {
+	const batch = 500 // well under SQLite's limit of bound parameters
+	var out []string
+	for len(paths) > 0 {
+		chunk := paths[:min(batch, len(paths))]
+		paths = paths[len(chunk):]
+		args := make([]any, len(chunk))
+		for i, p := range chunk {
+			args[i] = p
+		}
+		got, err := column(ctx, tx, query+"("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func placeholders(n int) string {
+	b := make([]byte, 0, 2*n)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '?')
+	}
+	return string(b)
+}
+
+// column returns the one text column of a query's rows.
+func column(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // sqlErr wraps err with context, mapping what SQLite reports to the

@@ -87,7 +87,7 @@ func TestOpenMigrates(t *testing.T) {
 		}
 		tables = append(tables, n)
 	}
-	want := []string{"agents", "approvals", "devices", "media", "sessions", "steps", "tasks"}
+	want := []string{"agents", "approvals", "devices", "media", "recordings", "sessions", "steps", "tasks"}
 	if diff := cmp.Diff(want, tables); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
 	}

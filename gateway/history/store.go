@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -95,6 +98,29 @@ type Store interface {
 	// Approvals returns a task's approvals, oldest first.
 	Approvals(ctx context.Context, taskID string) ([]Approval, error)
 
+	// PutRecording records the video of a task, or updates it: a task has
+	// at most one recording, and an update overwrites every field. The
+	// task must exist (ErrNotFound); TaskID, Path (a local path with
+	// forward slashes), Codec and StartedAt are required (ErrInvalid).
+	PutRecording(ctx context.Context, r Recording) error
+	// Recording returns the recording of a task; ErrNotFound when the task
+	// has none.
+	Recording(ctx context.Context, taskID string) (Recording, error)
+
+	// Prune deletes every ended task that ended strictly before the given
+	// time, with its steps, approvals, media rows and recording row, and
+	// then every ended session that ended before it and has no task left.
+	// Open tasks and sessions stay whatever their age; devices and agents
+	// stay. It is one transaction: when it fails, nothing is deleted. It
+	// returns the counts and the files the deleted rows named, which the
+	// caller deletes after it returns (see PruneFiles); it deletes no file.
+	Prune(ctx context.Context, before time.Time) (Pruned, error)
+	// NamedFiles returns the subset of the given paths that rows name:
+	// media paths that a media row names, recording paths that a
+	// recording row names. The orphan sweep uses it so that it never
+	// deletes a file the history still refers to.
+	NamedFiles(ctx context.Context, f Files) (Files, error)
+
 	// Close releases the store. It must not be used afterwards.
 	Close() error
 }
@@ -163,6 +189,11 @@ type Step struct {
 	// step. They may be empty, and are usually set later by SetStepMedia.
 	Before string
 	After  string
+	// VideoAt is where the step begins in the task's recording: StartedAt
+	// less the recording's StartedAt, or 0 for a step that began before
+	// the recording did. It is -1 when the task has no recording with
+	// bytes in it. Task fills it in; AddStep ignores it.
+	VideoAt time.Duration
 }
 
 // Approval statuses.
@@ -227,6 +258,50 @@ type TaskSummary struct {
 	DeviceName   string
 	Steps        int    // the number of steps
 	LastOutcome  string // the outcome of the last step; empty without steps
+	Recording    bool   // the task has a recording with bytes in it
+}
+
+// Recording codecs.
+const (
+	CodecH264 = "h264"
+	CodecH265 = "h265"
+)
+
+// A Recording is the video of a task's screen: a file in the recordings
+// folder ($PINKY_HOME/recordings), one per task, that grows while the task
+// runs. The recorder records it when it starts and updates Duration, Bytes
+// and UpdatedAt as it writes.
+type Recording struct {
+	TaskID string
+	Path   string // relative to the recordings folder, with forward slashes: "<task>.mp4"
+	Codec  string // CodecH264 or CodecH265
+	Width  int
+	Height int
+	// StartedAt is the wall time of the video's time 0; a step's place in
+	// the video is its StartedAt less this.
+	StartedAt time.Time
+	Duration  time.Duration // kept to the millisecond
+	Bytes     int64         // the file's size; 0 until the first frame is written
+	UpdatedAt time.Time
+}
+
+// Files are paths of files the history names, relative to their folder and
+// with forward slashes.
+type Files struct {
+	Media      []string // relative to the media folder
+	Recordings []string // relative to the recordings folder
+}
+
+// Pruned says what a Prune deleted.
+type Pruned struct {
+	// The number of rows deleted, per kind.
+	Tasks, Steps, Approvals, Media, Recordings, Sessions int
+	// Files are the files the deleted rows named, sorted, each once.
+	Files Files
+	// Removed and Orphans are set by PruneFiles only: the number of files
+	// it deleted that the pruned rows named, and the number of orphan
+	// files (named by no row) it swept.
+	Removed, Orphans int
 }
 
 func (f TaskFilter) limit() int {
@@ -277,6 +352,45 @@ func checkApproval(a Approval) error {
 		return nil
 	}
 	return fmt.Errorf("approval %q: status %q: %w", a.ID, a.Status, ErrInvalid)
+}
+
+func checkRecording(r Recording) error {
+	if r.TaskID == "" {
+		return fmt.Errorf("recording: empty task id: %w", ErrInvalid)
+	}
+	if !localPath(r.Path) {
+		return fmt.Errorf("recording of task %q: path %q must be relative to the recordings folder, "+
+			"with forward slashes: %w", r.TaskID, r.Path, ErrInvalid)
+	}
+	if r.Codec != CodecH264 && r.Codec != CodecH265 {
+		return fmt.Errorf("recording of task %q: codec %q: %w", r.TaskID, r.Codec, ErrInvalid)
+	}
+	if r.StartedAt.IsZero() {
+		return fmt.Errorf("recording of task %q: zero start time: %w", r.TaskID, ErrInvalid)
+	}
+	if r.Bytes < 0 || r.Duration < 0 {
+		return fmt.Errorf("recording of task %q: negative size or duration: %w", r.TaskID, ErrInvalid)
+	}
+	return nil
+}
+
+// localPath reports whether p is a path as the history keeps them: relative,
+// with forward slashes, inside its folder (no "..", no backslash).
+func localPath(p string) bool {
+	return p != "" && !strings.ContainsAny(p, `\`+"\x00") && filepath.IsLocal(filepath.FromSlash(p)) &&
+		path.Clean(p) == p
+}
+
+// videoAt is a step's place in its task's recording, for Step.VideoAt;
+// rec is nil when the task has no recording with bytes.
+func videoAt(step time.Time, rec *Recording) time.Duration {
+	if rec == nil {
+		return -1
+	}
+	if step.IsZero() || step.Before(rec.StartedAt) {
+		return 0
+	}
+	return step.Sub(rec.StartedAt)
 }
 
 func checkOutcome(what, id, outcome string) error {

@@ -48,6 +48,12 @@ func Run(t *testing.T, newStore func(t *testing.T) history.Store) {
 		{"Times", testTimes},
 		{"ConcurrentAddStep", testConcurrentAddStep},
 		{"Approvals", testApprovals},
+		{"Recordings", testRecordings},
+		{"RecordingInvalid", testRecordingInvalid},
+		{"VideoAt", testVideoAt},
+		{"Prune", testPrune},
+		{"PruneKeepsReferences", testPruneKeepsReferences},
+		{"NamedFiles", testNamedFiles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })
@@ -94,6 +100,7 @@ func step(id, taskID string, seq int) history.Step {
 		Outcome: "ok", Message: "tapped " + id, Diff: "+ [7] button \"Send\"\n- [3] text \"Draft\"",
 		StartedAt: at(time.Duration(seq) * time.Second), Duration: 1234567 * time.Nanosecond,
 		Before: id + "-b", After: id + "-a",
+		VideoAt: -1, // as read back from a task without a recording; AddStep ignores it
 	}
 }
 
@@ -792,5 +799,337 @@ func testApprovals(t *testing.T, s history.Store) {
 	must(t, err)
 	if diff := cmp.Diff([]history.Approval{expired, bare}, got); diff != "" {
 		t.Errorf("Approvals with a late opening time (-want +got):\n%s", diff)
+	}
+}
+
+// recording is a recording of a task, begun 1.5 s after t0, with bytes.
+func recording(taskID string) history.Recording {
+	return history.Recording{
+		TaskID: taskID, Path: taskID + ".mp4", Codec: history.CodecH264, Width: 1080, Height: 2400,
+		StartedAt: at(1500 * time.Millisecond), Duration: 61234 * time.Millisecond, Bytes: 987654,
+		UpdatedAt: at(time.Minute),
+	}
+}
+
+func testRecordings(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	_, err := s.Recording(ctx, "k1")
+	wantErr(t, "Recording before any", err, history.ErrNotFound)
+	wantErr(t, "PutRecording of an unknown task", s.PutRecording(ctx, recording("nope")), history.ErrNotFound)
+	_, err = s.Recording(ctx, "nope")
+	wantErr(t, "Recording of an unknown task", err, history.ErrNotFound)
+
+	r := recording("k1")
+	must(t, s.PutRecording(ctx, r))
+	got, err := s.Recording(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff(r, got); diff != "" {
+		t.Errorf("Recording after insert (-want +got):\n%s", diff)
+	}
+
+	// An update overwrites every field; times and the duration keep
+	// milliseconds.
+	upd := history.Recording{
+		TaskID: "k1", Path: "2026/k1.mp4", Codec: history.CodecH265, Width: 720, Height: 1600,
+		StartedAt: at(2 * time.Second).Add(999 * time.Microsecond),
+		Duration:  90*time.Second + 1500*time.Microsecond, Bytes: 1 << 20,
+		UpdatedAt: at(2 * time.Minute).Add(time.Nanosecond),
+	}
+	must(t, s.PutRecording(ctx, upd))
+	want := upd
+	want.StartedAt, want.UpdatedAt = at(2*time.Second), at(2*time.Minute)
+	want.Duration = 90*time.Second + time.Millisecond
+	got, err = s.Recording(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Recording after update (-want +got):\n%s", diff)
+	}
+}
+
+func testRecordingInvalid(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	tests := []struct {
+		name string
+		edit func(r *history.Recording)
+	}{
+		{"no task", func(r *history.Recording) { r.TaskID = "" }},
+		{"no path", func(r *history.Recording) { r.Path = "" }},
+		{"absolute path", func(r *history.Recording) { r.Path = "/tmp/k1.mp4" }},
+		{"path outside the folder", func(r *history.Recording) { r.Path = "../k1.mp4" }},
+		{"backslash", func(r *history.Recording) { r.Path = `a\k1.mp4` }},
+		{"unclean path", func(r *history.Recording) { r.Path = "a//k1.mp4" }},
+		{"no codec", func(r *history.Recording) { r.Codec = "" }},
+		{"unknown codec", func(r *history.Recording) { r.Codec = "vp9" }},
+		{"no start", func(r *history.Recording) { r.StartedAt = time.Time{} }},
+		{"negative bytes", func(r *history.Recording) { r.Bytes = -1 }},
+		{"negative duration", func(r *history.Recording) { r.Duration = -time.Second }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := recording("k1")
+			tt.edit(&r)
+			wantErr(t, "PutRecording", s.PutRecording(ctx, r), history.ErrInvalid)
+		})
+	}
+	_, err := s.Recording(ctx, "k1")
+	wantErr(t, "Recording after refusals", err, history.ErrNotFound)
+}
+
+func testVideoAt(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	// Steps at 1 s, 2 s and 3 s; the recording begins at 1.5 s.
+	for i := 1; i <= 3; i++ {
+		must(t, s.AddStep(ctx, step(fmt.Sprintf("p%d", i), "k1", i)))
+	}
+	check := func(name string, wantRec bool, want ...time.Duration) {
+		t.Helper()
+		sum, steps, err := s.Task(ctx, "k1")
+		must(t, err)
+		if sum.Recording != wantRec {
+			t.Errorf("%s: Task summary Recording: got %v; want %v", name, sum.Recording, wantRec)
+		}
+		list, err := s.Tasks(ctx, history.TaskFilter{})
+		must(t, err)
+		if len(list) != 1 || list[0].Recording != wantRec {
+			t.Errorf("%s: Tasks: got %+v; want k1 with Recording %v", name, list, wantRec)
+		}
+		var got []time.Duration
+		for _, st := range steps {
+			got = append(got, st.VideoAt)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: VideoAt (-want +got):\n%s", name, diff)
+		}
+	}
+	check("no recording", false, -1, -1, -1)
+
+	// A recording without bytes yet has nothing to show.
+	r := recording("k1")
+	r.Bytes, r.Duration = 0, 0
+	must(t, s.PutRecording(ctx, r))
+	check("empty recording", false, -1, -1, -1)
+
+	// A step before the recording began is at its start.
+	r = recording("k1")
+	must(t, s.PutRecording(ctx, r))
+	check("recording", true, 0, 500*time.Millisecond, 1500*time.Millisecond)
+
+	// VideoAt given to AddStep is ignored.
+	late := step("p4", "k1", 4)
+	late.VideoAt = time.Hour
+	must(t, s.AddStep(ctx, late))
+	check("after a step with VideoAt", true, 0, 500*time.Millisecond, 1500*time.Millisecond, 2500*time.Millisecond)
+}
+
+// pruneFixture records, with before = at(time.Hour) as the cut:
+//
+//	old   ended at(10m), with steps, media, an approval and a recording: pruned
+//	edge  ended at(1h) exactly: kept (only tasks ended strictly before go)
+//	new   ended at(2h): kept
+//	run   started at(-24h), still open: kept, whatever its age
+//	bare  ended at(20m), nothing but the row: pruned
+//
+// and sessions: s1 (open, holds run and new), s2 (ended at(30m), holds only
+// old: pruned), s3 (ended at(30m), no tasks: pruned), s4 (ended at(30m),
+// holds edge: kept), s5 (ended at(2h), no tasks: kept), s6 (open, no
+// tasks: kept).
+func pruneFixture(t *testing.T, s history.Store) time.Time {
+	t.Helper()
+	ctx := context.Background()
+	must(t, s.UpsertDevice(ctx, device("d1")))
+	must(t, s.UpsertAgent(ctx, agent("a1")))
+	for _, id := range []string{"s1", "s2", "s3", "s4", "s5", "s6"} {
+		must(t, s.StartSession(ctx, session(id, "a1")))
+	}
+	tasks := []struct {
+		id, session string
+		start, end  time.Time
+	}{
+		{"old", "s2", at(0), at(10 * time.Minute)},
+		{"edge", "s4", at(0), at(time.Hour)},
+		{"new", "s1", at(0), at(2 * time.Hour)},
+		{"run", "s1", at(-24 * time.Hour), time.Time{}},
+		{"bare", "", at(0), at(20 * time.Minute)},
+	}
+	for _, k := range tasks {
+		must(t, s.StartTask(ctx, task(k.id, k.session, "a1", "d1", k.start)))
+		for i := 1; i <= 2; i++ {
+			if k.id == "bare" {
+				break
+			}
+			id := fmt.Sprintf("%s-p%d", k.id, i)
+			must(t, s.AddStep(ctx, step(id, k.id, i)))
+			must(t, s.AddMedia(ctx, media(id+"-after", k.id, id)))
+		}
+		if k.id != "bare" {
+			must(t, s.UpsertApproval(ctx, approval(k.id+"-ap", k.id, k.id+"-p1")))
+			must(t, s.PutRecording(ctx, recording(k.id)))
+		}
+		if !k.end.IsZero() {
+			must(t, s.EndTask(ctx, k.id, k.end, "released"))
+		}
+	}
+	for _, id := range []string{"s2", "s3", "s4"} {
+		must(t, s.EndSession(ctx, id, at(30*time.Minute)))
+	}
+	must(t, s.EndSession(ctx, "s5", at(2*time.Hour)))
+	return at(time.Hour)
+}
+
+func testPrune(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	before := pruneFixture(t, s)
+	_, err := s.Prune(ctx, time.Time{})
+	wantErr(t, "Prune at zero", err, history.ErrInvalid)
+
+	got, err := s.Prune(ctx, before)
+	must(t, err)
+	want := history.Pruned{
+		Tasks: 2, Steps: 2, Approvals: 1, Media: 2, Recordings: 1, Sessions: 2,
+		Files: history.Files{
+			Media:      []string{"old/old-p1-after.jpg", "old/old-p2-after.jpg"},
+			Recordings: []string{"old.mp4"},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Prune (-want +got):\n%s", diff)
+	}
+
+	// What was pruned is gone.
+	for _, id := range []string{"old", "bare"} {
+		_, _, err := s.Task(ctx, id)
+		wantErr(t, "Task "+id, err, history.ErrNotFound)
+		_, err = s.Approvals(ctx, id)
+		wantErr(t, "Approvals "+id, err, history.ErrNotFound)
+		_, err = s.Recording(ctx, id)
+		wantErr(t, "Recording "+id, err, history.ErrNotFound)
+	}
+	_, err = s.Media(ctx, "old-p1-after")
+	wantErr(t, "Media of a pruned task", err, history.ErrNotFound)
+	for _, id := range []string{"s2", "s3"} {
+		_, err := s.Session(ctx, id)
+		wantErr(t, "Session "+id, err, history.ErrNotFound)
+	}
+
+	// The rest stays whole, the running task first of all.
+	for _, id := range []string{"run", "edge", "new"} {
+		sum, steps, err := s.Task(ctx, id)
+		must(t, err)
+		if len(steps) != 2 || !sum.Recording {
+			t.Errorf("task %s: got %d steps, recording %v; want 2, true", id, len(steps), sum.Recording)
+		}
+		aps, err := s.Approvals(ctx, id)
+		must(t, err)
+		if len(aps) != 1 {
+			t.Errorf("task %s: got %d approvals; want 1", id, len(aps))
+		}
+		_, err = s.Media(ctx, id+"-p2-after")
+		must(t, err)
+		_, err = s.Recording(ctx, id)
+		must(t, err)
+	}
+	for _, id := range []string{"s1", "s4", "s5", "s6"} {
+		_, err := s.Session(ctx, id)
+		must(t, err)
+	}
+	_, err = s.Device(ctx, "d1")
+	must(t, err)
+	_, err = s.Agent(ctx, "a1")
+	must(t, err)
+	n, err := s.CountSteps(ctx, "")
+	must(t, err)
+	if n != 6 {
+		t.Errorf("CountSteps after Prune: got %d; want 6", n)
+	}
+
+	// Nothing more to prune at the same cut.
+	got, err = s.Prune(ctx, before)
+	must(t, err)
+	if diff := cmp.Diff(history.Pruned{}, got); diff != "" {
+		t.Errorf("Prune again (-want +got):\n%s", diff)
+	}
+	// A later cut takes the rest of the ended tasks, never the running one.
+	got, err = s.Prune(ctx, at(1000*time.Hour))
+	must(t, err)
+	if got.Tasks != 2 || got.Sessions != 2 { // edge and new; s4 and s5
+		t.Errorf("Prune later: got %d tasks, %d sessions; want 2, 2", got.Tasks, got.Sessions)
+	}
+	open, err := s.OpenTasks(ctx)
+	must(t, err)
+	if len(open) != 1 || open[0].ID != "run" {
+		t.Errorf("OpenTasks after Prune: got %+v; want run", open)
+	}
+}
+
+// A row of a task that stays and names a step of a pruned task does not
+// stop retention; it loses the reference.
+func testPruneKeepsReferences(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	must(t, s.AddStep(ctx, step("p1", "k1", 1)))
+	must(t, s.EndTask(ctx, "k1", at(time.Minute), "released"))
+	must(t, s.StartTask(ctx, task("k2", "s1", "a1", "d1", at(time.Minute))))
+	ap := approval("ap1", "k2", "p1")
+	must(t, s.UpsertApproval(ctx, ap))
+	m := media("m1", "k2", "p1")
+	must(t, s.AddMedia(ctx, m))
+
+	got, err := s.Prune(ctx, at(time.Hour))
+	must(t, err)
+	if got.Tasks != 1 || got.Steps != 1 || got.Approvals != 0 || got.Media != 0 {
+		t.Errorf("Prune: got %+v; want 1 task, 1 step, no approval, no media", got)
+	}
+	aps, err := s.Approvals(ctx, "k2")
+	must(t, err)
+	ap.StepID = ""
+	if diff := cmp.Diff([]history.Approval{ap}, aps); diff != "" {
+		t.Errorf("Approvals of the task that stays (-want +got):\n%s", diff)
+	}
+	gotM, err := s.Media(ctx, "m1")
+	must(t, err)
+	m.StepID = ""
+	if diff := cmp.Diff(m, gotM); diff != "" {
+		t.Errorf("Media of the task that stays (-want +got):\n%s", diff)
+	}
+}
+
+func testNamedFiles(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	must(t, s.StartTask(ctx, task("k2", "s1", "a1", "d1", at(time.Minute))))
+	must(t, s.AddMedia(ctx, media("m1", "k1", "")))
+	must(t, s.AddMedia(ctx, media("m2", "k2", "")))
+	must(t, s.PutRecording(ctx, recording("k1")))
+
+	got, err := s.NamedFiles(ctx, history.Files{})
+	must(t, err)
+	if diff := cmp.Diff(history.Files{}, got); diff != "" {
+		t.Errorf("NamedFiles of none (-want +got):\n%s", diff)
+	}
+	got, err = s.NamedFiles(ctx, history.Files{
+		Media: []string{"k2/m2.jpg", "k1/nope.jpg", "k1/m1.jpg", "k1.mp4"},
+		// A media path is not a recording's, and repeats are answered
+		// once.
+		Recordings: []string{"k2.mp4", "k1.mp4", "k1/m1.jpg", "k1.mp4"},
+	})
+	must(t, err)
+	want := history.Files{Media: []string{"k1/m1.jpg", "k2/m2.jpg"}, Recordings: []string{"k1.mp4"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NamedFiles (-want +got):\n%s", diff)
+	}
+
+	// More paths than one query takes.
+	var many []string
+	for i := range 1500 {
+		many = append(many, fmt.Sprintf("k9/%04d.jpg", i))
+	}
+	many = append(many, "k2/m2.jpg")
+	got, err = s.NamedFiles(ctx, history.Files{Media: many})
+	must(t, err)
+	if diff := cmp.Diff(history.Files{Media: []string{"k2/m2.jpg"}}, got); diff != "" {
+		t.Errorf("NamedFiles of many (-want +got):\n%s", diff)
 	}
 }
