@@ -56,6 +56,8 @@ type Config struct {
 	// PINs gives the PIN saved for a phone, to unlock it when an agent's
 	// action finds it locked (wake.go); nil keeps automatic unlock off.
 	PINs PINSource
+	// Watcher hears of tasks and screen reads (the recorder); nil hears nothing.
+	Watcher Watcher
 	// Files is $PINKY_HOME/files: each phone's files on the computer, in a
 	// folder named after it (files.go); "" turns pull, push and upload off.
 	Files string
@@ -76,6 +78,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Watcher == nil {
+		c.Watcher = noWatcher{}
 	}
 	if c.WakeEvery <= 0 {
 		c.WakeEvery = defaultWakeEvery
@@ -230,6 +235,7 @@ func (m *Manager) endTask(l *lease, outcome string) {
 	if err := m.cfg.Store.EndTask(ctx, l.taskID, time.Now(), outcome); err != nil {
 		m.log.Error("ending a task in the history", "task", l.taskID, "err", err)
 	}
+	m.cfg.Watcher.TaskEnded(l.device, l.taskID)
 	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: l.device, Agent: l.session.client.Name, Task: l.taskID, Data: map[string]string{"outcome": outcome}})
 }
 
@@ -264,13 +270,18 @@ func (m *Manager) Open(ctx context.Context, client Client, transport string) (*S
 // phone_ask_person wait.
 func (m *Manager) HandBack(device string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	ch, ok := m.withHand[device]
 	if !ok {
+		m.mu.Unlock()
 		return fmt.Errorf("%s is not with the person: nobody took it over and no agent asked", device)
 	}
+	// What the person did is not kept, even if a later read vouches for
+	// the screen: dropped before an agent waiting in phone_ask_person wakes
+	// and reads.
+	m.cfg.Watcher.ScreenHidden(device, "the person handed the phone back")
 	close(ch)
 	delete(m.withHand, device)
+	m.mu.Unlock()
 	return nil
 }
 

@@ -52,11 +52,13 @@ type stopInfo struct {
 // person_in_control until HandBack; reads still work.
 func (m *Manager) TakeOver(device string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if _, ok := m.withHand[device]; ok {
+		m.mu.Unlock()
 		return fmt.Errorf("%s is already with the person", device)
 	}
 	m.withHand[device] = make(chan struct{})
+	m.mu.Unlock()
+	m.cfg.Watcher.ScreenHidden(device, "the person took the phone")
 	return nil
 }
 
@@ -69,4 +71,13 @@ func (m *Manager) personHas(device string) error {
 		return Errorf(CodePersonInControl, "the person is using %s; reads work, actions wait until they hand it back. Observe later", device)
 	}
 	return nil
+}
+
+// WithPerson reports whether the person has the phone in hand (taken over,
+// or given by phone_ask_person): then the console's input acts on it.
+func (m *Manager) WithPerson(device string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.withHand[device]
+	return ok
 }

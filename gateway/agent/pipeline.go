@@ -69,32 +69,29 @@ func (s *Session) begin(ctx context.Context, started time.Time, device, tool str
 // read reads a device's screen into its model.
 func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
 	s.m.wake(ctx, drv, p, device)
+	at := time.Now()
 	sc, err := drv.Screen(ctx, device, 0)
 	if err != nil {
 		return nil, fromDriver(device, err, false)
 	}
-	return s.see(p, device, sc)
+	return s.see(p, device, at, sc)
 }
 
 // see turns a driver's screen into what the agent may see. A blocked app's
 // screen is not read at all; one-time codes and passwords are masked, and
 // the rectangles to cover in screenshots are kept for the phone.
-func (s *Session) see(p *phone, device string, sc *sdk.Screen) (*screen.View, error) {
+func (s *Session) see(p *phone, device string, at time.Time, sc *sdk.Screen) (*screen.View, error) {
 	m := s.m
 	m.seen(p, sc)
-	category := ""
-	if g := m.cfg.Guard; g != nil {
-		if sc.App.ID != "" && g.Blocked(sc.App.ID) {
-			m.mu.Lock()
-			p.blocked = true
-			m.mu.Unlock()
-			return nil, Errorf(CodeBlockedApp, "the app in front of %s is blocked: you may not see or use it. Go home with phone_key, or ask the person with phone_ask_person", device)
-		}
-		if c, ok := g.(interface{ Category(string) string }); ok {
-			category = c.Category(sc.App.ID)
-		}
+	if g := m.cfg.Guard; g != nil && sc.App.ID != "" && g.Blocked(sc.App.ID) {
+		m.cfg.Watcher.ScreenRead(device, at, m.private(device, sc, 0))
+		m.mu.Lock()
+		p.blocked = true
+		m.mu.Unlock()
+		return nil, Errorf(CodeBlockedApp, "the app in front of %s is blocked: you may not see or use it. Go home with phone_key, or ask the person with phone_ask_person", device)
 	}
-	masked, boxes := secrets.MaskScreen(sc, secrets.Options{AuthenticatorApp: category == "authenticators"})
+	masked, boxes := secrets.MaskScreen(sc, secrets.Options{AuthenticatorApp: m.category(sc.App.ID) == "authenticators"})
+	m.cfg.Watcher.ScreenRead(device, at, m.private(device, sc, len(boxes)))
 	m.mu.Lock()
 	p.blocked, p.boxes, p.boxSize = false, boxes, sdk.Point{X: sc.Width, Y: sc.Height}
 	m.mu.Unlock()
@@ -430,17 +427,18 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 	}
 	var prev *sdk.Screen
 	for {
+		at := time.Now()
 		sc, err := drv.Screen(ctx, device, 0)
 		if err != nil {
 			return nil, false, err
 		}
 		if prev != nil && screen.SameScreen(prev, sc) {
-			v, err := s.see(p, device, sc)
+			v, err := s.see(p, device, at, sc)
 			return v, true, err
 		}
 		prev = sc
 		if time.Since(start) >= cap {
-			v, err := s.see(p, device, sc)
+			v, err := s.see(p, device, at, sc)
 			return v, false, err
 		}
 		if progress != nil {

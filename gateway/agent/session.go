@@ -170,6 +170,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, fmt.Errorf("recording the task: %w", err)
 	}
 	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
+	m.cfg.Watcher.TaskStarted(device, l.taskID)
 	m.cfg.Events.Publish(events.Event{Kind: events.LeaseStarted, Device: device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"text": secrets.Scrub(task)}})
 	obs, err := s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
 	if obs != nil {

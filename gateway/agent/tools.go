@@ -154,6 +154,8 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 	m.mu.Lock()
 	m.withHand[device] = back
 	m.mu.Unlock()
+	m.cfg.Watcher.ScreenHidden(device, "an agent asked for the person")
+	defer m.cfg.Watcher.ScreenHidden(device, "the person handed the phone back")
 	m.log.Warn("an agent asks for the person", "device", device, "agent", s.client.Name, "message", message)
 	defer func() {
 		m.mu.Lock()

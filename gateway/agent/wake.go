@@ -126,7 +126,9 @@ func (s *Session) autoUnlock(ctx context.Context, drv sdk.Driver, p *phone, devi
 	}
 	uctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
+	m.cfg.Watcher.ScreenHidden(device, "unlocking")
 	err = drv.(sdk.Unlocker).Unlock(uctx, device, pin)
+	m.cfg.Watcher.ScreenHidden(device, "unlocked")
 	if err != nil && strings.Contains(err.Error(), pin) {
 		err = scrubbed{err} // a driver that echoes the PIN does not get it logged or recorded
 	}

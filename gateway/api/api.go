@@ -244,7 +244,22 @@ func idOrNull(id json.RawMessage) json.RawMessage {
 	return id
 }
 
+// Call runs a method in the daemon, as a request on the socket would: the
+// web console's API is this same set of methods. It ends when ctx or the
+// server ends.
+func (s *Server) Call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	return s.dispatch(ctx, request{Method: method, Params: params})
+}
+
 func (s *Server) call(req request) (res any, err error) {
+	return s.dispatch(s.ctx, req)
+}
+
+func (s *Server) dispatch(ctx context.Context, req request) (res any, err error) {
 	s.mu.Lock()
 	h, ok := s.handlers[req.Method]
 	s.mu.Unlock()
@@ -261,7 +276,7 @@ func (s *Server) call(req request) (res any, err error) {
 	if params == nil {
 		params = json.RawMessage("null")
 	}
-	return h(s.ctx, params)
+	return h(ctx, params)
 }
 
 // Close stops accepting, lets the calls under way answer (for up to two

@@ -80,6 +80,12 @@ func (d Dirs) Logs() string { return filepath.Join(d.Home, "logs") }
 // Files holds each phone's files on the computer, in a folder per device.
 func (d Dirs) Files() string { return filepath.Join(d.Home, "files") }
 
+// Recordings holds the tasks' screen recordings, <task>.mp4.
+func (d Dirs) Recordings() string { return filepath.Join(d.Home, "recordings") }
+
+// Settings is the person's settings file (package settings).
+func (d Dirs) Settings() string { return filepath.Join(d.Home, "settings.json") }
+
 // Ensure creates the folders, private to the user (0700), and tightens the
 // mode of folders that exist with a looser one.
 func (d Dirs) Ensure() error {

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/approval"
+)
+
+// watchLog is a Watcher that writes down what it hears, one line a call.
+type watchLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *watchLog) add(format string, a ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, fmt.Sprintf(format, a...))
+}
+func (w *watchLog) TaskStarted(device, task string) { w.add("start %s", device) }
+func (w *watchLog) TaskEnded(device, task string)   { w.add("end %s", device) }
+func (w *watchLog) ScreenRead(device string, at time.Time, private string) {
+	if at.IsZero() || time.Since(at) > time.Minute {
+		w.add("read %s at a wrong time %v", device, at)
+	}
+	w.add("read %s private=%q", device, private)
+}
+func (w *watchLog) ScreenHidden(device, why string) { w.add("hidden %s", device) }
+
+func (w *watchLog) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l := w.lines
+	w.lines = nil
+	return l
+}
+
+func TestWatcherHearsTasksReadsAndThePerson(t *testing.T) {
+	w := &watchLog{}
+	f := newFixture(t, Config{Watcher: w, Guard: askOnSend{}, Approvals: approval.NewBook(0)})
+	s := f.connected(t)
+	ctx := context.Background()
+	const dev = "sim-android-1"
+	step := func(name string, do func(), want ...string) {
+		t.Helper()
+		do()
+		if diff := cmp.Diff(want, w.take()); diff != "" {
+			t.Errorf("%s: the watcher heard (-want +got):\n%s", name, diff)
+		}
+	}
+	step("connect", func() {}, "start "+dev, `read sim-android-1 private=""`)
+	step("observe", func() { s.Observe(ctx, dev, false, false) }, `read sim-android-1 private=""`)
+	step("take over", func() {
+		if err := f.m.TakeOver(dev); err != nil {
+			t.Fatal(err)
+		}
+	}, "hidden "+dev)
+	step("a read while the person holds it", func() { s.Observe(ctx, dev, false, false) },
+		`read sim-android-1 private="the person has the phone in hand"`)
+	step("hand back", func() {
+		if err := f.m.HandBack(dev); err != nil {
+			t.Fatal(err)
+		}
+	}, "hidden "+dev)
+	step("release", func() { s.Release(ctx, dev) }, "end "+dev)
+}
+
+func TestPrivate(t *testing.T) {
+	f := newFixture(t, Config{Guard: askOnSend{}})
+	const dev = "sim-android-1"
+	open := sdk.Screen{App: sdk.App{ID: "com.pinky.sim.messages"}, LockState: sdk.LockUnlocked, Width: 100, Height: 100}
+	for _, tc := range []struct {
+		name   string
+		screen func(sdk.Screen) sdk.Screen
+		want   string // a word of the reason; "" when it may be recorded
+	}{
+		{"an app in use", func(s sdk.Screen) sdk.Screen { return s }, ""},
+		{"locked", func(s sdk.Screen) sdk.Screen { s.LockState = sdk.LockLocked; return s }, "locked"},
+		{"blocked app", func(s sdk.Screen) sdk.Screen { s.App.ID = "com.pinky.sim.bank"; return s }, "blocked"},
+		{"one-time code", func(s sdk.Screen) sdk.Screen {
+			s.Elements = []sdk.Element{{ID: 1, Class: "android.widget.TextView", Text: "Your verification code is 482913", Bounds: sdk.Rect{Right: 100, Bottom: 20}}}
+			return s
+		}, "one-time code"},
+		{"password field", func(s sdk.Screen) sdk.Screen {
+			s.Elements = []sdk.Element{{ID: 1, Class: "android.widget.EditText", Password: true, Editable: true, Text: "hunter2", Bounds: sdk.Rect{Right: 100, Bottom: 20}}}
+			return s
+		}, "password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := tc.screen(open)
+			got := f.m.Private(dev, &sc)
+			if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("Private = %q, want a reason with %q", got, tc.want)
+			}
+		})
+	}
+	if err := f.m.TakeOver(dev); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.m.Private(dev, &open); !strings.Contains(got, "person") {
+		t.Errorf("Private while the person holds the phone = %q, want the person named", got)
+	}
+}
