@@ -70,7 +70,7 @@ article.step { border: 1px solid #ddd; border-radius: 6px; padding: .75rem; marg
 <p class="note">Click a step to see it in the video. If the video does not play{{if eq .Codec "h265"}} (H.265 is not supported by every browser){{end}}, open <a href="{{.Video}}">{{.VideoFile}}</a> in a video player.</p>
 <ol class="marks">
 {{- range .Steps}}
-<li><button type="button" id="{{.MarkID}}" data-video="{{$video}}" data-at="{{secs .VideoAt}}" title="{{.Tool}}: {{.Outcome}}">{{clock .VideoAt}} #{{.Seq}} {{.Tool}}</button></li>
+<li><button type="button" class="step-mark" id="{{.MarkID}}" data-video="{{$video}}" data-at="{{secs .VideoAt}}" title="{{.Tool}}: {{.Outcome}}">{{clock .VideoAt}} #{{.Seq}} {{.Tool}}</button></li>
 {{- end}}
 </ol>
 {{- else if .VideoNote}}

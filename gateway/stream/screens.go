@@ -21,6 +21,7 @@ type StreamerFunc func(device string) (sdk.Streamer, error)
 // one stream however many watch it.
 type Screens struct {
 	find StreamerFunc
+	req  sdk.VideoRequest // what every stream asks the driver for, but the device
 	opts Options
 
 	mu     sync.Mutex
@@ -28,9 +29,10 @@ type Screens struct {
 	closed bool
 }
 
-// NewScreens returns an empty registry that finds streams with find.
-func NewScreens(find StreamerFunc, opts Options) *Screens {
-	return &Screens{find: find, opts: opts, hubs: map[string]*Hub{}}
+// NewScreens returns an empty registry that finds streams with find and
+// asks each for req (its size, codec, frame rate; DeviceID is set per phone).
+func NewScreens(find StreamerFunc, req sdk.VideoRequest, opts Options) *Screens {
+	return &Screens{find: find, req: req, opts: opts, hubs: map[string]*Hub{}}
 }
 
 // Join adds a member to the stream of device's main screen.
@@ -59,7 +61,9 @@ func (s *Screens) hub(device string) (*Hub, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", device, ErrNoVideo)
 	}
-	h := ForStreamer(st, sdk.VideoRequest{DeviceID: device}, s.opts)
+	req := s.req
+	req.DeviceID = device
+	h := ForStreamer(st, req, s.opts)
 	s.hubs[device] = h
 	return h, nil
 }

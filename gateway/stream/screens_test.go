@@ -3,6 +3,7 @@ package stream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -26,6 +27,9 @@ func (f *fakeStreamer) driver(device string) *fakeDriver {
 }
 
 func (f *fakeStreamer) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+	if req.MaxSide != 1280 {
+		return fmt.Errorf("the stream asked for max side %d, not the registry's 1280", req.MaxSide)
+	}
 	return f.driver(req.DeviceID).open(ctx, send)
 }
 
@@ -45,7 +49,7 @@ func TestScreens(t *testing.T) {
 			return nil, nil
 		}
 		return fs, nil
-	}, stream.Options{})
+	}, sdk.VideoRequest{MaxSide: 1280}, stream.Options{})
 	defer sc.Close()
 
 	if _, err := sc.Join(t.Context(), "gone"); !errors.Is(err, sdk.ErrDeviceNotFound) {
