@@ -169,7 +169,7 @@ func TestWrite(t *testing.T) {
 	}
 
 	// The step marks seek the video: ids step-<seq>, data-at in seconds.
-	marks := regexp.MustCompile(`<button type="button" id="([^"]+)" data-video="([^"]+)" data-at="([^"]+)"`).
+	marks := regexp.MustCompile(`<button type="button" class="step-mark" id="([^"]+)" data-video="([^"]+)" data-at="([^"]+)"`).
 		FindAllStringSubmatch(html, -1)
 	var got [][]string
 	for _, m := range marks {
