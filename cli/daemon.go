@@ -19,7 +19,7 @@ import (
 
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
-	var world, level, httpAddr string
+	var world, level, httpAddr, consoleAddr string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
@@ -35,6 +35,9 @@ http://HOST:PORT/mcp, for agents on other hosts. Every request must carry
 address must be a loopback one (127.0.0.1, ::1, localhost) unless
 --allow-remote: the token is then the only protection, in clear text over
 plain HTTP, so put a TLS-terminating proxy in front.
+
+The web console listens on 127.0.0.1:4777 (--console changes it; "off"
+serves none); ` + "`pinky open`" + ` logs you in.
 
 Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `.`,
 		Args: cobra.NoArgs,
@@ -52,7 +55,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
 				Drivers:  driverhost.DefaultConfig(dirs.Home),
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
-				AutoUnlock: autoUnlock,
+				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
 			})
 			if err != nil {
 				return err
@@ -68,6 +71,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().DurationVar(&approvalWait, "approval-wait", 45*time.Second, "how long an agent's call waits for your approval before it answers approval_pending")
 	cmd.Flags().DurationVar(&approvalTTL, "approval-ttl", approval.DefaultTTL, "how long an approval stays open before it expires (a deny)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
+	cmd.Flags().StringVar(&consoleAddr, "console", "", "serve the web console at this loopback `HOST:PORT` (default 127.0.0.1:4777, or a free port when it is taken; port 0: any free port; off: no console)")
 	cmd.Flags().BoolVar(&autoUnlock, "auto-unlock", false, "unlock a locked phone an agent acts on with the PIN saved by 'pinky pin set' (from the OS keychain; once per lock, a refused PIN is never retried)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
 	return cmd

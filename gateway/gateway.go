@@ -20,17 +20,25 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/console"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/gateway/pin"
 	"github.com/pinky-gateway/pinky/gateway/policy"
+	"github.com/pinky-gateway/pinky/gateway/settings"
+	"github.com/pinky-gateway/pinky/gateway/stream"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
 // Version is the gateway's version, set at build time with -ldflags.
 var Version = "dev"
+
+// VideoMaxSide bounds the longer side of the phones' video (the mirror and
+// the recordings), in pixels: enough to read any text, a third of the
+// bytes of a full-resolution screen.
+const VideoMaxSide = 1280
 
 // SimDriver is the name of the virtual phones' driver.
 const SimDriver = "sim"
@@ -62,6 +70,10 @@ type Config struct {
 	// HTTPResumeGrace is how long the leases of an HTTP session that ended
 	// wait for its agent; zero means DefaultResumeGrace.
 	HTTPResumeGrace time.Duration
+	// ConsoleAddr is where the web console listens (a loopback HOST:PORT;
+	// port 0 picks a free one); empty is DefaultConsoleAddr, "off" serves
+	// no console.
+	ConsoleAddr string
 	// AutoUnlock unlocks a locked phone an agent acts on with the PIN the
 	// person saved in the OS keychain (pinky pin set); off by default.
 	AutoUnlock bool
@@ -80,6 +92,11 @@ type Gateway struct {
 	media     *history.MediaWriter
 	agents    *agent.Manager
 	events    *events.Log // the person's event stream (events_wiring.go)
+	settings  *settings.Store
+	screens   *stream.Screens // one video stream per phone screen, shared
+	recorders *recorders
+	sizes     screenSizes     // the phones' screen sizes, for the console's input
+	console   *console.Server // nil when off
 	started   time.Time
 	stop      chan struct{}
 	// httpAddr is where MCP over HTTP listens; set before the local API
@@ -142,13 +159,34 @@ func New(cfg Config) (*Gateway, error) {
 		lock.Release()
 		return nil, err
 	}
+	// A daemon that died mid-recording may have left half a fragment at the
+	// end of the file: cut it, so the file plays.
+	repairRecordings(store, cfg.Dirs.Recordings(), log)
 	// Tasks left open by a daemon that died cannot go on: end them.
 	if n, err := store.CloseOpen(context.Background(), time.Now(), "daemon_restarted"); err != nil {
 		log.Error("closing the tasks of the last run", "err", err)
 	} else if n > 0 {
 		log.Warn("ended the tasks the last daemon left open", "tasks", n)
 	}
-	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, stop: make(chan struct{})}
+	set, err := settings.Open(cfg.Dirs.Settings())
+	if err != nil {
+		store.Close()
+		lock.Release()
+		return nil, err
+	}
+	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, settings: set, stop: make(chan struct{})}
+	g.screens = stream.NewScreens(func(device string) (sdk.Streamer, error) {
+		drv, _, err := g.host.DriverForDevice(device)
+		if err != nil {
+			return nil, err
+		}
+		st, _ := drv.(sdk.Streamer)
+		return st, nil
+	}, sdk.VideoRequest{MaxSide: VideoMaxSide}, stream.Options{})
+	g.recorders = &recorders{
+		dir: cfg.Dirs.Recordings(), host: g.host, screens: g.screens, store: store, settings: set,
+		log: log.With("part", "recording"), byDevice: map[string]*taskRecording{},
+	}
 	g.media = history.NewMediaWriter(store, cfg.Dirs.Media(), history.MediaOptions{Logger: log})
 	g.approvals = approval.NewBook(cfg.ApprovalTTL)
 	g.approvals.OnChange = func(c approval.Card) {
@@ -159,9 +197,10 @@ func New(cfg Config) (*Gateway, error) {
 	g.wireEvents()
 	g.agents = agent.NewManager(agent.Config{
 		Drivers: g.host, Store: store, Media: g.media, MediaDir: cfg.Dirs.Media(), Logger: log,
-		Guard: guard{policy: pol}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
-		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(),
+		Guard: guard{policy: pol, settings: set}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
+		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(), Watcher: g.recorders,
 	})
+	g.recorders.private = g.agents.Private
 	g.routes()
 	return g, nil
 }
@@ -187,11 +226,36 @@ func (g *Gateway) Run(ctx context.Context) error {
 		return err
 	}
 	defer g.host.Stop()
+	// Stopped in this order: the recordings end (a last read vouches for
+	// what they hold), then the streams, then the drivers.
+	defer g.screens.Close()
+	defer g.recorders.Close()
 	actx, stopAgents := context.WithCancel(context.Background())
 	agentsDone := make(chan struct{})
 	go func() { g.agents.Run(actx); close(agentsDone) }()
 	go g.policy.Watch(actx, g.log) // an edit applies at once; a broken one keeps the last good policy
 	defer func() { stopAgents(); <-agentsDone }()
+	go g.followDevices(actx)
+	pruneNow := make(chan struct{}, 1)
+	g.settings.OnChange(func(old, new settings.Settings) {
+		if old.Recording && !new.Recording {
+			g.recorders.stopAll() // off means off now, not at the next task
+		}
+		if new.RetentionDays != old.RetentionDays {
+			select {
+			case pruneNow <- struct{}{}:
+			default:
+			}
+		}
+	})
+	go g.retain(actx, pruneNow)
+	if g.cfg.ConsoleAddr != "off" {
+		stopConsole, err := g.startConsole()
+		if err != nil {
+			return err
+		}
+		defer stopConsole()
+	}
 	if g.cfg.HTTPAddr != "" {
 		stopHTTP, err := g.startHTTP(actx)
 		if err != nil {
@@ -336,6 +400,7 @@ func (g *Gateway) routes() {
 			out.StepList = append(out.StepList, api.Step{
 				Seq: s.Seq, Tool: s.Tool, Args: json.RawMessage(s.Args), Outcome: s.Outcome, Message: s.Message,
 				Diff: s.Diff, StartedAt: s.StartedAt, DurationMS: s.Duration.Milliseconds(), Before: s.Before, After: s.After,
+				VideoAtMS: videoAt(s.VideoAt),
 			})
 		}
 		aps, err := g.store.Approvals(ctx, id.ID)
@@ -361,6 +426,8 @@ func (g *Gateway) routes() {
 	})
 	g.personRoutes()
 	g.approvalRoutes()
+	g.inputRoutes()
+	g.pictureRoutes()
 	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
 		select {
 		case <-g.stop:
@@ -375,8 +442,16 @@ func apiTask(t history.TaskSummary) api.Task {
 	return api.Task{
 		ID: t.ID, Agent: t.AgentName, AgentVersion: t.AgentVersion, Device: t.DeviceID, DeviceName: t.DeviceName,
 		Text: t.Text, Apps: t.Apps, StartedAt: t.StartedAt, EndedAt: t.EndedAt, Outcome: t.Outcome, Steps: t.Steps,
-		LastOutcome: t.LastOutcome,
+		LastOutcome: t.LastOutcome, Recording: t.Recording,
 	}
+}
+
+// videoAt is a step's place in the recording in milliseconds, -1 for none.
+func videoAt(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return d.Milliseconds()
 }
 
 func (g *Gateway) driver(name string) (api.Driver, error) {

@@ -61,6 +61,10 @@ func (g *Gateway) personRoutes() {
 		defer cancel()
 		// The PIN goes to the driver and nowhere else: not to the log, not
 		// to the history.
+		// The PIN pad is never recorded: what the recording holds now, and
+		// what the screen shows until the next read, is dropped.
+		g.recorders.ScreenHidden(u.Device, "unlocking")
+		defer g.recorders.ScreenHidden(u.Device, "unlocked")
 		if err := un.Unlock(ctx, u.Device, u.PIN); err != nil {
 			if errors.Is(err, sdk.ErrWrongPIN) {
 				return nil, fmt.Errorf("wrong PIN for %s", u.Device)

@@ -20,6 +20,8 @@ run -bench GatewayOverhead -benchtime 1x ./cli/
 run -bench 'Sizes|TaskDiff' -benchtime 1x ./gateway/screen/
 run -bench . -benchtime 20x ./drivers/sim/h264/
 run -bench FanOut -benchtime 100000x ./gateway/stream/
+run -bench Latency -benchtime 2000x ./gateway/stream/
+run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.
 metric() {
@@ -74,10 +76,19 @@ for d in fake sim; do
     "$(metric "BenchmarkIdleMemory/$d-2" goroutines/driver)"
 done
 echo
-echo "Video (no target yet; the hub's latency benchmark comes with its wiring):"
+ratio "stream hub: latency added for 10 members, p99" "$(metric "BenchmarkLatency/members=10-2" us-p99)" 1000 µs
+echo
+echo "Video (no target):"
 printf '  1080x2400 H.264 encode: key frame %s ms, unchanged screen %s ms\n' \
   "$(metric BenchmarkIDR1080x2400-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')" \
   "$(metric BenchmarkUnchanged1080x2400-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')"
 for n in 1 4 10 50; do
   printf '  stream hub fan-out to %2s members: %s packets/s\n' "$n" "$(metric "BenchmarkFanOut/members=$n-2" packets/s)"
 done
+for n in 1 10 50; do
+  printf '  stream hub latency added, %2s members: median %s µs, p99 %s µs\n' "$n" \
+    "$(metric "BenchmarkLatency/members=$n-2" us-p50)" "$(metric "BenchmarkLatency/members=$n-2" us-p99)"
+done
+printf '  recording remux (1080x2400 worst case, 60 fps, a 3.9 MB key frame a second): %s packets/s, %s MB/s, %s CPU-s per hour of video\n' \
+  "$(metric BenchmarkRemux-2 packets/s)" "$(metric BenchmarkRemux-2 MB/s)" "$(metric BenchmarkRemux-2 cpu-s/video-hour)"
+printf '  recording memory per active stream (a second of that stream pending): %s KiB\n' "$(metric BenchmarkStreamMemory-2 KiB-heap/stream)"

@@ -5,11 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# command → Debian package. Later issues add adb, ffmpeg and chromium here.
+# command → Debian package. A later issue adds adb here.
 declare -A packages=(
   [gcc]=gcc   # cgo: the race detector and SQLite
   [git]=git   # proto-check compares against the previous commit
   [ffmpeg]=ffmpeg   # video tests decode the H.264 streams (ffmpeg, ffprobe)
+  [chromium]=chromium   # the web console's tests drive a real headless Chromium (chromedp)
 )
 
 missing=()

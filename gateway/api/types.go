@@ -111,6 +111,7 @@ type Task struct {
 	Outcome      string    `json:"outcome,omitempty"`
 	Steps        int       `json:"steps"`
 	LastOutcome  string    `json:"last_outcome,omitempty"`
+	Recording    bool      `json:"recording,omitempty"` // the task has a screen recording
 }
 
 // TaskDetail is a task with its steps and the approvals it asked for.
@@ -150,6 +151,9 @@ type Step struct {
 	DurationMS int64           `json:"duration_ms"`
 	Before     string          `json:"before,omitempty"`
 	After      string          `json:"after,omitempty"`
+	// VideoAtMS is where the step starts in the task's recording, in
+	// milliseconds; -1 when the task has none.
+	VideoAtMS int64 `json:"video_at_ms"`
 }
 
 // UnlockParams unlocks a phone with its PIN, for the person.

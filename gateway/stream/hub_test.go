@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -599,6 +600,66 @@ func BenchmarkFanOut(b *testing.B) {
 				if m.Skips() != 0 {
 					b.Logf("a member skipped %d times", m.Skips())
 				}
+				m.Close()
+			}
+			<-s.done
+		})
+	}
+}
+
+// BenchmarkLatency measures what the hub adds to a packet's way from the
+// driver's send to each member's Next, with members waiting in Next as the
+// mirrors and the recorder do. Packets are paced (1 ms apart, faster than
+// any phone's frames) so that the figure is the hand-off, not a queue.
+func BenchmarkLatency(b *testing.B) {
+	for _, members := range []int{1, 10, 50} {
+		b.Run(fmt.Sprintf("members=%d", members), func(b *testing.B) {
+			d := newFake()
+			h := d.hub(stream.Options{})
+			ms := make([]*stream.Member, members)
+			for i := range ms {
+				ms[i] = join(b, h)
+			}
+			s := d.stream(b)
+			n := b.N
+			sent := make([]time.Time, n)
+			lat := make([][]time.Duration, members)
+			var wg sync.WaitGroup
+			for i, m := range ms {
+				lat[i] = make([]time.Duration, 0, n)
+				wg.Go(func() {
+					for range n {
+						p, err := m.Next(context.Background())
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						lat[i] = append(lat[i], time.Since(sent[p.PTS]))
+					}
+				})
+			}
+			b.ResetTimer()
+			for i := range n {
+				// PTS carries the packet's index: its send time is sent[PTS].
+				p := sdk.VideoPacket{Codec: sdk.CodecH264, KeyFrame: i%30 == 0, PTS: time.Duration(i), Data: []byte("frame")}
+				sent[i] = time.Now()
+				if err := s.send(p); err != nil {
+					b.Fatal(err)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			wg.Wait()
+			b.StopTimer()
+			var all []time.Duration
+			for _, l := range lat {
+				all = append(all, l...)
+			}
+			slices.Sort(all)
+			if len(all) > 0 {
+				b.ReportMetric(float64(all[len(all)/2].Microseconds()), "us-p50")
+				b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "us-p99")
+			}
+			for _, m := range ms {
 				m.Close()
 			}
 			<-s.done

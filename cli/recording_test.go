@@ -1,0 +1,194 @@
+package cli_test
+
+import (
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/api"
+)
+
+// needTool returns the path of a program the test needs; a missing one
+// skips the test on a developer's machine and fails it in CI, where
+// scripts/test-deps.sh installs it.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing: scripts/test-deps.sh installs it", name)
+		}
+		t.Skipf("%s is missing (make test installs it)", name)
+	}
+	return p
+}
+
+// agentTask runs a task on the unlocked sim-android-1 over MCP: it opens
+// Notes and types, with pauses so that the recording spans several
+// fragments. It returns the host, still holding the phone.
+func (e *env) agentTask(t *testing.T) *stdioHost {
+	t.Helper()
+	e.unlock("sim-android-1")
+	h := e.stdioHost()
+	h.initialize()
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "Pixel Launcher")
+	for _, step := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"phone_tap", map[string]any{"text": "Notes"}},
+		{"phone_key", map[string]any{"key": "home"}},
+		{"phone_tap", map[string]any{"text": "Notes"}},
+		{"phone_key", map[string]any{"key": "home"}},
+	} {
+		time.Sleep(700 * time.Millisecond)
+		step.args["device"] = "sim-android-1"
+		h.ok(step.tool, step.args, "")
+	}
+	return h
+}
+
+// lastTask is the newest task in the history.
+func (e *env) lastTask(t *testing.T) api.Task {
+	t.Helper()
+	var ts []api.Task
+	e.json(&ts, "history")
+	if len(ts) == 0 {
+		t.Fatal("no task in the history")
+	}
+	return ts[0]
+}
+
+// ffprobeFrames decodes a file with ffprobe and returns its codec, size and
+// the number of frames it read.
+func ffprobeFrames(t *testing.T, path string) (codec string, w, h, frames int) {
+	t.Helper()
+	out, err := exec.Command(needTool(t, "ffprobe"), "-v", "error", "-count_frames", "-select_streams", "v:0",
+		"-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "default=nw=1", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ffprobe refuses %s: %v\n%s", path, err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "codec_name":
+			codec = v
+		case "width":
+			w = n
+		case "height":
+			h = n
+		case "nb_read_frames":
+			frames = n
+		}
+	}
+	return codec, w, h, frames
+}
+
+// fragments walks an fMP4 file's top-level boxes and returns the number of
+// complete fragments (moof and its mdat) and the samples they hold; a box
+// cut short by a crash ends the walk.
+func fragments(t *testing.T, b []byte) (frags, samples int) {
+	t.Helper()
+	pending := 0 // samples of a moof whose mdat has not come yet
+	for off := 0; off+8 <= len(b); {
+		size, typ := int(binary.BigEndian.Uint32(b[off:])), string(b[off+4:off+8])
+		if size < 8 || off+size > len(b) {
+			break
+		}
+		switch typ {
+		case "moof":
+			pending = trunSamples(b[off+8 : off+size])
+		case "mdat":
+			frags++
+			samples += pending
+			pending = 0
+		}
+		off += size
+	}
+	return frags, samples
+}
+
+// trunSamples sums the sample counts of the trun boxes in a moof's body.
+func trunSamples(b []byte) (n int) {
+	for off := 0; off+8 <= len(b); {
+		size, typ := int(binary.BigEndian.Uint32(b[off:])), string(b[off+4:off+8])
+		if size < 8 || off+size > len(b) {
+			return n
+		}
+		switch typ {
+		case "traf":
+			n += trunSamples(b[off+8 : off+size])
+		case "trun":
+			n += int(binary.BigEndian.Uint32(b[off+12:]))
+		}
+		off += size
+	}
+	return n
+}
+
+// TestTaskRecording: an agent's task on the virtual phone is recorded as an
+// H.264 fMP4 that ffprobe decodes, with a history row and each step's place
+// in the video.
+func TestTaskRecording(t *testing.T) {
+	needTool(t, "ffprobe")
+	e := newEnv(t)
+	e.daemon("--sim", "--console", "off")
+	h := e.agentTask(t)
+	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	task := e.lastTask(t)
+	var d api.TaskDetail
+	e.eventually("the recording's row", func() bool {
+		e.json(&d, "history", "show", task.ID)
+		return d.Recording
+	})
+	path := filepath.Join(e.home, "recordings", task.ID+".mp4")
+	codec, w, hh, frames := ffprobeFrames(t, path)
+	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
+		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
+	}
+	last := int64(-1)
+	for _, s := range d.StepList {
+		if s.VideoAtMS < 0 || s.VideoAtMS < last {
+			t.Errorf("step %d (%s) at %d ms in the video; want a place, in step order", s.Seq, s.Tool, s.VideoAtMS)
+		}
+		last = s.VideoAtMS
+	}
+	if last < 1000 {
+		t.Errorf("the last step is %d ms into the video; the task took over two seconds", last)
+	}
+}
+
+// TestRecordingSurvivesKill9: a daemon killed mid-task leaves a recording
+// ffprobe accepts, with every fragment but the one being written.
+func TestRecordingSurvivesKill9(t *testing.T) {
+	needTool(t, "ffprobe")
+	e := newEnv(t)
+	d := e.daemon("--sim", "--console", "off")
+	e.agentTask(t)
+	task := e.lastTask(t)
+	path := filepath.Join(e.home, "recordings", task.ID+".mp4")
+	e.eventually("two fragments on disk", func() bool {
+		b, _ := os.ReadFile(path)
+		n, _ := fragments(t, b)
+		return n >= 2
+	})
+	if err := d.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frags, samples := fragments(t, b)
+	_, _, _, frames := ffprobeFrames(t, path)
+	if frames != samples || frags < 2 {
+		t.Errorf("after kill -9: ffprobe read %d frames; the %d complete fragments hold %d", frames, frags, samples)
+	}
+}

@@ -1,0 +1,249 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
+	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/recording"
+	"github.com/pinky-gateway/pinky/gateway/recording/fmp4"
+	"github.com/pinky-gateway/pinky/gateway/settings"
+	"github.com/pinky-gateway/pinky/gateway/stream"
+)
+
+// recorders records each agent task's screen, when the person left
+// recording on and the phone's driver streams video. It is the agent
+// manager's Watcher: the reads of the agents vouch for what is recorded,
+// and the person's take-overs and unlocks drop what waits.
+type recorders struct {
+	dir      string // $PINKY_HOME/recordings
+	host     agent.Drivers
+	screens  *stream.Screens
+	store    history.Store
+	settings *settings.Store
+	log      *slog.Logger
+	// private classifies a screen like the agents' reads do; set once the
+	// agent manager exists.
+	private func(device string, sc *sdk.Screen) string
+
+	mu       sync.Mutex
+	byDevice map[string]*taskRecording
+	closing  sync.WaitGroup // recordings being closed
+	closed   bool
+}
+
+type taskRecording struct {
+	task string
+	rec  *recording.Recorder
+}
+
+var _ agent.Watcher = (*recorders)(nil)
+
+// TaskStarted starts the task's recording.
+func (r *recorders) TaskStarted(device, task string) {
+	if !r.settings.Get().Recording {
+		return
+	}
+	if !r.streams(device) {
+		r.log.Debug("no recording: the phone's driver does not stream video", "device", device, "task", task)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if old := r.byDevice[device]; old != nil { // a task that ended without TaskEnded
+		r.finish(device, old)
+	}
+	rel := task + ".mp4"
+	rec, err := recording.Start(context.Background(), recording.Config{
+		Path: filepath.Join(r.dir, rel),
+		Join: func(ctx context.Context) (recording.Packets, error) { return r.screens.Join(ctx, device) },
+		Read: func(ctx context.Context) (recording.Verdict, error) {
+			d, _, err := r.host.DriverForDevice(device)
+			if err != nil {
+				return recording.Verdict{}, err
+			}
+			sc, err := d.Screen(ctx, device, 0)
+			if err != nil {
+				return recording.Verdict{}, err
+			}
+			why := r.private(device, sc)
+			return recording.Verdict{OK: why == "", Why: why}, nil
+		},
+		OnUpdate: func(in recording.Info) { r.saveRow(task, rel, in) },
+		Logger:   r.log.With("task", task, "device", device),
+	})
+	if err != nil {
+		r.log.Error("the task's recording did not start", "task", task, "device", device, "err", err)
+		return
+	}
+	r.byDevice[device] = &taskRecording{task: task, rec: rec}
+	r.log.Info("recording the task", "task", task, "device", device)
+}
+
+// streams reports whether the phone's driver streams video.
+func (r *recorders) streams(device string) bool {
+	drv, name, err := r.host.DriverForDevice(device)
+	if err != nil {
+		return false
+	}
+	if _, ok := drv.(sdk.Streamer); !ok {
+		return false
+	}
+	for _, d := range r.host.Drivers() {
+		if d.Name == name {
+			return slices.Contains(d.Capabilities, sdk.CapVideo)
+		}
+	}
+	return false
+}
+
+// saveRow writes the recording's row; a recording with nothing in it yet
+// has none.
+func (r *recorders) saveRow(task, rel string, in recording.Info) {
+	if in.Bytes == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := r.store.PutRecording(ctx, history.Recording{
+		TaskID: task, Path: rel, Codec: in.Codec, Width: in.Width, Height: in.Height,
+		StartedAt: in.Start, Duration: in.Duration, Bytes: in.Bytes,
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		r.log.Error("recording's history row", "task", task, "err", err)
+	}
+}
+
+// TaskEnded ends the task's recording in the background.
+func (r *recorders) TaskEnded(device, task string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if tr := r.byDevice[device]; tr != nil && tr.task == task {
+		r.finish(device, tr)
+	}
+}
+
+// finish closes a recording in the background; r.mu is held.
+func (r *recorders) finish(device string, tr *taskRecording) {
+	delete(r.byDevice, device)
+	r.closing.Add(1)
+	go func() {
+		defer r.closing.Done()
+		in, err := tr.rec.Close()
+		if err != nil {
+			r.log.Error("closing the task's recording", "task", tr.task, "err", err)
+		}
+		r.log.Info("recording ended", "task", tr.task, "bytes", in.Bytes, "duration", in.Duration.Round(time.Millisecond))
+	}()
+}
+
+func (r *recorders) get(device string) *recording.Recorder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if tr := r.byDevice[device]; tr != nil {
+		return tr.rec
+	}
+	return nil
+}
+
+// ScreenRead vouches for, or drops, what the recording holds.
+func (r *recorders) ScreenRead(device string, at time.Time, private string) {
+	if rec := r.get(device); rec != nil {
+		rec.Vouch(at, recording.Verdict{OK: private == "", Why: private})
+	}
+}
+
+// ScreenHidden drops what the recording holds.
+func (r *recorders) ScreenHidden(device, why string) {
+	if rec := r.get(device); rec != nil {
+		rec.Drop(why)
+	}
+}
+
+// stopAll ends every recording, e.g. when the person turns recording off.
+func (r *recorders) stopAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for d, tr := range r.byDevice {
+		r.finish(d, tr)
+	}
+}
+
+// Close ends every recording and waits until their files are complete.
+func (r *recorders) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.stopAll()
+	r.closing.Wait()
+}
+
+// followDevices ends the streams of phones that went offline, so that every
+// mirror and recording sees the end (the recorder drops what it held and
+// joins again when the phone is back), and drops what a recording holds
+// when a phone's driver reports it locked or unlocked: the lock screen and
+// the PIN pad between two reads are never written.
+func (g *Gateway) followDevices(ctx context.Context) {
+	evs, cancel := g.host.Subscribe()
+	defer cancel()
+	locks := map[string]sdk.LockState{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-evs:
+			if !ok {
+				return
+			}
+			id := ev.Device.ID
+			switch ev.Kind {
+			case driverhost.EventOffline, driverhost.EventRemoved:
+				delete(locks, id)
+				g.sizes.forget(id)
+				g.recorders.ScreenHidden(id, "the phone went offline")
+				g.screens.End(id, sdk.ErrDeviceOffline)
+			case driverhost.EventAdded, driverhost.EventChanged, driverhost.EventOnline:
+				now := ev.Device.LockState
+				if before, ok := locks[id]; ok && now != before {
+					g.recorders.ScreenHidden(id, "the phone was "+string(now))
+				}
+				locks[id] = now
+			}
+		}
+	}
+}
+
+// repairRecordings cuts the recordings of the tasks the last daemon left
+// open back to their last whole fragment.
+func repairRecordings(store history.Store, dir string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	open, err := store.OpenTasks(ctx)
+	if err != nil {
+		log.Error("listing the tasks the last daemon left open", "err", err)
+		return
+	}
+	for _, t := range open {
+		path := filepath.Join(dir, t.ID+".mp4")
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if n, err := fmp4.Repair(path); err != nil {
+			log.Warn("a recording the last daemon left could not be repaired", "task", t.ID, "err", err)
+		} else {
+			log.Info("repaired the recording the last daemon left", "task", t.ID, "bytes", n)
+		}
+	}
+}
