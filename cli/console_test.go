@@ -1,0 +1,226 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium starts a headless Chromium for one test and returns a context
+// for its first tab.
+func chromium(t testing.TB) context.Context {
+	t.Helper()
+	path := needToolTB(t, "chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
+		// The export is a folder on disk whose page plays its video.
+		chromedp.Flag("allow-file-access-from-files", true),
+		chromedp.WindowSize(1200, 1000),
+	)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); acancel() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// needToolTB is needTool for tests and benchmarks.
+func needToolTB(t testing.TB, name string) string {
+	t.Helper()
+	if tt, ok := t.(*testing.T); ok {
+		return needTool(tt, name)
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is missing (make test installs it)", name)
+	}
+	return p
+}
+
+// js evaluates expr in the page.
+func js[T any](t testing.TB, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// do runs chromedp actions, failing the test on an error.
+func do(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitJS waits until expr is true in the page.
+func waitJS(t testing.TB, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")")); err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 2000) : ""`))
+			t.Fatalf("timed out waiting until %s (%s); the page says:\n%s", what, expr, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// mirrorPixels is an expression giving a fingerprint of the mirror's
+// picture: a grid of its pixels.
+const mirrorPixels = `(() => {
+	const c = document.getElementById('mirror-sim-android-1');
+	const g = c.getContext('2d'), out = [];
+	for (let y = 0.05; y < 1; y += 0.1) for (let x = 0.05; x < 1; x += 0.1) {
+		const p = g.getImageData(Math.floor(x * c.width), Math.floor(y * c.height), 1, 1).data;
+		out.push(p[0] >> 4, p[1] >> 4, p[2] >> 4);
+	}
+	return out.join(',');
+})()`
+
+// clickPhone clicks the mirror at a point of the phone's screen (in its
+// 1080x2400 pixels).
+func clickPhone(t *testing.T, ctx context.Context, x, y float64) {
+	t.Helper()
+	r := js[[]float64](t, ctx, `(() => { const b = document.getElementById('mirror-sim-android-1').getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; })()`)
+	do(t, ctx, chromedp.MouseClickXY(r[0]+r[2]*x/1080, r[1]+r[3]*y/2400))
+}
+
+// TestConsoleInChromium drives the web console of a real daemon in real
+// headless Chromium: login through the one-time link, the live mirror,
+// take over, an approval, the history's recording, and the export from
+// disk.
+func TestConsoleInChromium(t *testing.T) {
+	needTool(t, "ffprobe")
+	e := newEnv(t)
+	e.daemon("--sim", "--console", "127.0.0.1:0")
+	e.unlock("sim-android-1")
+	ctx := chromium(t)
+
+	link, errs, code := e.run("open", "--no-browser")
+	link = strings.TrimSpace(link)
+	if code != 0 || !strings.HasPrefix(link, "http://127.0.0.1:") {
+		t.Fatalf("pinky open --no-browser: exit %d, %q %s", code, link, errs)
+	}
+	base := link[:strings.Index(link, "/login")]
+
+	// Nothing works without the session cookie.
+	for _, path := range []string{"/", "/api/call", "/ws/mirror/sim-android-1", "/media/x", "/recordings/x.mp4"} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without the cookie: %d, want 401", path, res.StatusCode)
+		}
+	}
+	do(t, ctx, chromedp.Navigate(base+"/"))
+	waitJS(t, ctx, "the page without a session says how to log in", `document.body.innerText.includes('pinky open')`)
+
+	// The one-time link logs in; the mirror shows the phone.
+	do(t, ctx, chromedp.Navigate(link))
+	waitJS(t, ctx, "the mirror shows frames", `document.getElementById('mirror-sim-android-1') && +document.getElementById('mirror-sim-android-1').dataset.frames > 0`)
+	before := js[string](t, ctx, mirrorPixels)
+
+	// An agent changes the phone: the mirror's picture changes.
+	h := e.stdioHost()
+	h.initialize()
+	dev := onDevice("sim-android-1")
+	h.ok("phone_connect", dev("task", "console: look at notes"), "Pixel Launcher")
+	h.ok("phone_tap", dev("text", "Settings"), "")
+	waitJS(t, ctx, "the mirror shows the phone's new screen", mirrorPixels+` !== `+jsString(before))
+	h.ok("phone_key", dev("key", "home"), "")
+
+	// Take over: a click on the mirror taps the virtual phone.
+	do(t, ctx, chromedp.Click(chromedp.ID("takeover-sim-android-1")))
+	waitJS(t, ctx, "the phone is held", `document.getElementById('phone-sim-android-1').classList.contains('held')`)
+	e.eventually("the daemon knows the person has the phone", func() bool {
+		out, _, _ := e.run("status")
+		return strings.Contains(out, "waiting for you")
+	})
+	clickPhone(t, ctx, 668, 535) // the Notes icon
+	e.eventually("the click opened Notes on the virtual phone", func() bool {
+		var sc struct{ App struct{ ID string } }
+		e.json(&sc, "driver", "screen", "sim-android-1")
+		return sc.App.ID == "com.google.android.keep"
+	})
+	do(t, ctx, chromedp.Click(chromedp.ID("handback-sim-android-1")))
+	waitJS(t, ctx, "the phone is back with the agent", `!document.getElementById('phone-sim-android-1').classList.contains('held')`)
+
+	// An approval: the card appears while the agent's call blocks, and Allow releases it.
+	h.ok("phone_key", dev("key", "home"), "")
+	done := make(chan string, 1)
+	go func() {
+		text, isErr := h.tool("phone_open_url", dev("url", "https://example.com/"))
+		done <- fmt.Sprintf("%v %s", isErr, text)
+	}()
+	waitJS(t, ctx, "an approval card", `document.querySelector('article.approval')`)
+	cardID := js[string](t, ctx, `document.querySelector('article.approval').id.replace('approval-', '')`)
+	select {
+	case r := <-done:
+		t.Fatalf("the agent's call returned before the person answered: %s", r)
+	default:
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("allow-"+cardID)))
+	select {
+	case r := <-done:
+		if !strings.HasPrefix(r, "false") {
+			t.Errorf("the agent's call after Allow: %s", r)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Allow did not release the agent's call")
+	}
+	h.ok("phone_release", dev(), "")
+
+	// The history plays the task's recording; a step mark seeks it.
+	task := e.lastTask(t)
+	e.eventually("the task's recording", func() bool { return e.lastTask(t).Recording })
+	do(t, ctx, chromedp.Navigate(base+"/#history/"+task.ID))
+	waitJS(t, ctx, "the recording loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
+	seek(t, ctx, "#task-detail .step-mark")
+
+	// The export opens from disk and shows the steps and the video.
+	dir := filepath.Join(t.TempDir(), "report")
+	if _, errs, code := e.run("export", task.ID, dir); code != 0 {
+		t.Fatalf("pinky export: %s", errs)
+	}
+	do(t, ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html")))
+	waitJS(t, ctx, "the report shows the steps", `document.body.innerText.includes('phone_open_url') && document.body.innerText.includes('console: look at notes')`)
+	waitJS(t, ctx, "the report's video loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
+	seek(t, ctx, ".step-mark")
+}
+
+// seek clicks the last step mark (sel) and checks that the video went to
+// its time.
+func seek(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	at := js[float64](t, ctx, `(() => { const m = [...document.querySelectorAll('`+sel+`')]; const l = m[m.length - 1]; l.click(); return +l.dataset.at; })()`)
+	if at <= 0 {
+		t.Fatalf("the last step mark is at %v s; the task lasted seconds", at)
+	}
+	waitJS(t, ctx, fmt.Sprintf("the video is at the mark's %.3f s", at),
+		fmt.Sprintf(`Math.abs(document.getElementById('recording').currentTime - %f) < 0.25`, at))
+}
+
+// jsString quotes s for JavaScript.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
