@@ -160,6 +160,9 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if s.m.wake(ctx, drv, p, device) || view == nil {
 		// A phone just woken may show another screen (its lock screen).
 		if view, err = s.read(ctx, drv, p, device); err != nil {
+			if leavesBlocked(a, err) {
+				return s.leaveBlocked(ctx, l, drv, p, device, a, tool, args, started, progress)
+			}
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
 	}
@@ -202,6 +205,28 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 				"the screen changed while the person decided, so the action was not done; observe and decide again"), "")
 		}
 	}
+	return s.perform(ctx, l, drv, p, device, a, actions, tool, args, started, progress)
+}
+
+// leavesBlocked reports whether a is the way out of a blocked app that the
+// read's error err tells the agent to take: home or back. Those keys never
+// commit anything, so they need no view of the screen, which the agent may
+// not have.
+func leavesBlocked(a Action, err error) bool {
+	e, ok := AsError(err)
+	k := strings.ToLower(a.Key)
+	return ok && e.Code == CodeBlockedApp && a.Kind == "key" && (k == "home" || k == "back")
+}
+
+// leaveBlocked presses home or back on a phone with a blocked app in front.
+func (s *Session) leaveBlocked(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
+	key := sdk.Action{Kind: sdk.ActKey, Key: sdk.Key(strings.ToLower(a.Key))}
+	return s.perform(ctx, l, drv, p, device, a, []sdk.Action{key}, tool, args, started, progress)
+}
+
+// perform runs an action's driver actions, waits for the screen to settle,
+// and records the step.
+func (s *Session) perform(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, actions []sdk.Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
 	for i, sa := range actions {
 		if _, err := drv.Act(ctx, device, sa); err != nil {
 			// The first action of a plan that fails for a reason the driver

@@ -108,3 +108,35 @@ func TestPrivate(t *testing.T) {
 		t.Errorf("Private while the person holds the phone = %q, want the person named", got)
 	}
 }
+
+// TestHomeLeavesABlockedApp: with a blocked app in front (the person opened
+// it), reads answer blocked_app and say to go home with phone_key; the
+// agent's home key works even when the gateway must read the screen first
+// (after a wake), and the recording hears of a private screen.
+func TestHomeLeavesABlockedApp(t *testing.T) {
+	w := &watchLog{}
+	f := newFixture(t, Config{Watcher: w, Guard: askOnSend{}, Approvals: approval.NewBook(0), WakeEvery: time.Millisecond})
+	s := f.connected(t)
+	ctx := context.Background()
+	const dev = "sim-android-1"
+	if _, err := f.drv.d.Act(ctx, dev, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.pinky.sim.bank"}); err != nil {
+		t.Fatal(err)
+	}
+	w.take()
+	_, err := s.Observe(ctx, dev, false, false)
+	wantCode(t, "a read with the bank in front", err, CodeBlockedApp)
+	if got := w.take(); len(got) != 1 || !strings.Contains(got[0], "blocked app") {
+		t.Errorf("the watcher heard %q; want one private read naming the blocked app", got)
+	}
+	time.Sleep(2 * time.Millisecond) // the next action wakes the phone, then reads it
+	if _, err := s.Act(ctx, dev, Action{Kind: "key", Key: "home"}, nil); err != nil {
+		t.Fatalf("home with a blocked app in front: %v", err)
+	}
+	if sc, err := f.drv.d.Screen(ctx, dev, 0); err != nil || sc.App.ID == "com.pinky.sim.bank" {
+		t.Errorf("after home the phone shows %q (%v), want the launcher", sc.App.ID, err)
+	}
+	_, err = s.Act(ctx, dev, Action{Kind: "key", Key: "enter"}, nil)
+	if e, ok := AsError(err); ok && e.Code == CodeBlockedApp {
+		t.Errorf("enter on the launcher: %v", err)
+	}
+}

@@ -37,6 +37,14 @@ type Packets interface {
 	Close()
 }
 
+// KeyFrameRequester is what Packets may also do: ask the phone for a key
+// frame. The recorder asks when it receives a frame it cannot write because
+// the key frame it depends on was dropped, so that writing resumes soon
+// rather than at the phone's next periodic key frame. *stream.Member does.
+type KeyFrameRequester interface {
+	RequestKeyFrame()
+}
+
 // Config configures a recording.
 type Config struct {
 	// Path is the file, e.g. $PINKY_HOME/recordings/<task>.mp4. Its folder
@@ -303,28 +311,36 @@ func (r *Recorder) take(ctx context.Context, pk Packets) (got bool, err error) {
 			return got, err
 		}
 		got = true
-		r.receive(p)
+		if !r.receive(p) {
+			if kf, ok := pk.(KeyFrameRequester); ok {
+				kf.RequestKeyFrame()
+			}
+		}
 	}
 }
 
-// receive stamps p with its arrival time and holds it.
-func (r *Recorder) receive(p sdk.VideoPacket) {
+// receive stamps p with its arrival time and holds it. It reports false
+// when p could never be written, for want of the key frame before it.
+func (r *Recorder) receive(p sdk.VideoPacket) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p.Config {
 		c := p
 		r.config = &c
-		return
+		return true
 	}
-	if len(p.Data) == 0 || len(r.held) == 0 && r.needKey && !p.KeyFrame || r.config == nil {
-		return // it could never be written: its reference is gone
+	if len(p.Data) == 0 {
+		return true
+	}
+	if len(r.held) == 0 && r.needKey && !p.KeyFrame || r.config == nil {
+		return false // it could never be written: its reference is gone
 	}
 	h := held{p: p, at: r.cfg.Now(), cfg: r.config}
 	r.held = append(r.held, h)
 	r.heldBytes += len(p.Data)
 	if r.heldBytes > r.cfg.HoldBytes {
 		r.drop(len(r.held), "held packets past the memory cap")
-		return
+		return true
 	}
 	if len(r.held) == 1 {
 		r.heldSince.Store(&h.at)
@@ -333,6 +349,7 @@ func (r *Recorder) receive(p sdk.VideoPacket) {
 		default:
 		}
 	}
+	return true
 }
 
 // decide writes (v.OK) or drops the first n held packets; r.mu is held.

@@ -30,9 +30,12 @@ var errEnded = errors.New("stream ended")
 // fakeStream gives the packets a test sends, one at a time: send returns
 // once the recorder has taken the packet and asks for the next.
 type fakeStream struct {
-	ch    chan sdk.VideoPacket
-	asked chan struct{}
+	ch      chan sdk.VideoPacket
+	asked   chan struct{}
+	keyReqs atomic.Int32 // calls of RequestKeyFrame
 }
+
+func (f *fakeStream) RequestKeyFrame() { f.keyReqs.Add(1) }
 
 func (f *fakeStream) Next(ctx context.Context) (sdk.VideoPacket, error) {
 	select {
@@ -611,5 +614,27 @@ func TestCloseTwiceAndLateCalls(t *testing.T) {
 	h.r.Drop("late")
 	if a != b || err1 != nil || err2 != nil {
 		t.Errorf("Close twice: %+v %v, %+v %v; want the same, no error", a, err1, b, err2)
+	}
+}
+
+// TestAsksForAKeyFrameAfterADrop: a frame that cannot be written because
+// its key frame was dropped makes the recorder ask the stream for a key
+// frame, so writing resumes soon; frames it can write ask for nothing.
+func TestAsksForAKeyFrameAfterADrop(t *testing.T) {
+	h := newHarness(t, false, nil)
+	h.frame(green, true)
+	h.frame(green, false)
+	if n := h.cur.keyReqs.Load(); n != 0 {
+		t.Fatalf("%d key frame requests while every frame could be written", n)
+	}
+	h.r.Drop("the person took the phone")
+	h.frame(red, false)
+	if n := h.cur.keyReqs.Load(); n != 1 {
+		t.Errorf("%d key frame requests after a P frame whose key frame was dropped, want 1", n)
+	}
+	h.frame(green, true)
+	h.frame(green, false)
+	if n := h.cur.keyReqs.Load(); n != 1 {
+		t.Errorf("%d key frame requests once a key frame came, want still 1", n)
 	}
 }

@@ -265,6 +265,19 @@ func (h *Hub) requestKeyFrame(s *session) {
 	}()
 }
 
+// RequestKeyFrame asks the driver for a key frame soon, for a member that
+// dropped packets and can start again only at one (the recorder, after a
+// screen it must not keep). Requests are rate-limited per hub
+// (Options.KeyFrameInterval), so members may ask freely.
+func (m *Member) RequestKeyFrame() {
+	h := m.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.sess; s != nil && s.config != nil {
+		h.requestKeyFrame(s)
+	}
+}
+
 // Member is one watcher of a hub's stream, with its own queue.
 type Member struct {
 	hub  *Hub

@@ -666,3 +666,27 @@ func BenchmarkLatency(b *testing.B) {
 		})
 	}
 }
+
+// TestMemberRequestsKeyFrame: a member's request reaches the driver once a
+// stream runs, rate-limited by KeyFrameInterval.
+func TestMemberRequestsKeyFrame(t *testing.T) {
+	d := newFake()
+	h := d.hub(stream.Options{KeyFrameInterval: time.Hour})
+	m := join(t, h)
+	s := d.stream(t)
+	m.RequestKeyFrame() // no config yet: nothing to ask a key frame of
+	if n := d.keyFrames.Load(); n != 0 {
+		t.Errorf("%d requests before the stream's config", n)
+	}
+	s.sendAll(t, packets(2, 2))
+	m.RequestKeyFrame()
+	m.RequestKeyFrame()
+	deadline := time.Now().Add(wait)
+	for d.keyFrames.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := d.keyFrames.Load(); n != 1 {
+		t.Errorf("%d requests reached the driver for two within the interval, want 1", n)
+	}
+}
