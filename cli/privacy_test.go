@@ -119,4 +119,3 @@ func center(t *testing.T, sc sdk.Screen, text string) sdk.Point {
 	t.Fatalf("no %q on the screen of %s", text, sc.App.ID)
 	return sdk.Point{}
 }
-
