@@ -1,12 +1,15 @@
 package cli_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	_ "github.com/mattn/go-sqlite3" // to age a task in the history
 	"github.com/pinky-gateway/pinky/gateway/settings"
 )
 
@@ -51,4 +54,66 @@ func TestSettingsAndReadOnly(t *testing.T) {
 	}
 	e.run("settings", "--read-only", "off")
 	h.ok("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"}, "Notes")
+}
+
+// TestRetentionAtStart: a daemon that starts deletes the tasks that ended
+// longer ago than the retention setting, with their recordings and
+// screenshots; a recent task stays.
+func TestRetentionAtStart(t *testing.T) {
+	needTool(t, "ffprobe")
+	e := newEnv(t)
+	d := e.daemon("--sim", "--console", "off")
+	h := e.agentTask(t)
+	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	old := e.lastTask(t)
+	e.eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
+	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "a recent task"}, "")
+	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	e.run("stop-daemon")
+	d.Wait()
+
+	// The first task ended 40 days ago, as far as the history knows.
+	db, err := sql.Open("sqlite3", filepath.Join(e.home, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forty := (40 * 24 * time.Hour).Milliseconds()
+	if _, err := db.Exec(`UPDATE tasks SET started_at = started_at - ?, ended_at = ended_at - ? WHERE id = ?`, forty, forty, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	video := filepath.Join(e.home, "recordings", old.ID+".mp4")
+	if _, err := os.Stat(video); err != nil {
+		t.Fatalf("the old task's recording before the restart: %v", err)
+	}
+
+	e.daemon("--sim", "--console", "off")
+	e.eventually("the old task is deleted", func() bool {
+		_, _, code := e.run("history", "show", old.ID)
+		return code != 0
+	})
+	if _, err := os.Stat(video); !os.IsNotExist(err) {
+		t.Errorf("the old task's recording after retention: %v, want it deleted", err)
+	}
+	if got := e.lastTask(t); got.Text != "a recent task" {
+		t.Errorf("the newest task after retention is %q, want the recent one kept", got.Text)
+	}
+}
+
+// TestRecordingOff: with recording off, an agent's task leaves no video.
+func TestRecordingOff(t *testing.T) {
+	e := newEnv(t)
+	e.daemon("--sim", "--console", "off")
+	if out, errs, code := e.run("settings", "--recording", "off"); code != 0 || !strings.Contains(out, "recording  off") {
+		t.Fatalf("pinky settings --recording off: exit %d\n%s%s", code, out, errs)
+	}
+	h := e.agentTask(t)
+	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	time.Sleep(500 * time.Millisecond) // a recording would have its first fragment by now
+	if e.lastTask(t).Recording {
+		t.Error("the history has a recording of a task run with recording off")
+	}
+	if files, _ := filepath.Glob(filepath.Join(e.home, "recordings", "*")); len(files) > 0 {
+		t.Errorf("files in the recordings folder with recording off: %v", files)
+	}
 }

@@ -5,7 +5,8 @@
 // `pinky hand-back`), opens Messages, replies to a contact (sending asks
 // the person: the script reads the card with `pinky approvals` and approves
 // it), goes home and releases; then it prints `pinky history show` for the
-// task. Every call and its result are printed.
+// task and exports its report, with the task's screen recording, to
+// $TMPDIR/pinky-demo-report. Every call and its result are printed.
 //
 //	go run ./scripts/demo bin/pinky
 package main
@@ -26,6 +27,9 @@ import (
 )
 
 const device = "sim-android-1"
+
+// thinkTime is the pause before each of the agent's calls.
+const thinkTime = 600 * time.Millisecond
 
 func main() {
 	if len(os.Args) != 2 {
@@ -55,7 +59,9 @@ func run(pinky string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(home)
+	if os.Getenv("DEMO_KEEP") == "" {
+		defer os.RemoveAll(home)
+	}
 	env := append(os.Environ(), "PINKY_HOME="+home, "PINKY_SIM=1", "XDG_RUNTIME_DIR=")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -93,7 +99,7 @@ func run(pinky string) error {
 		_, err := d.call("phone_ask_person", map[string]any{"device": device, "message": "Please unlock the phone, then hand it back."})
 		asked <- err
 	}()
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(thinkTime + 500*time.Millisecond) // the agent thinks, then asks
 	if err := d.personWithInput("1234\n", "unlock", device); err != nil {
 		return err
 	}
@@ -151,7 +157,34 @@ func run(pinky string) error {
 	if task == "" {
 		return fmt.Errorf("no task id in the connect result")
 	}
-	return d.person("history", "show", task)
+	if err := d.person("history", "show", task); err != nil {
+		return err
+	}
+	return d.export(task)
+}
+
+// export writes the task's report, with its screen recording, into a
+// folder that outlives the demo's data folder.
+func (d *demo) export(task string) error {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var tasks []struct{ Recording bool }
+		out, err := d.command("history", "--json").Output()
+		if err == nil && json.Unmarshal(out, &tasks) == nil && len(tasks) > 0 && tasks[0].Recording {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the task has no recording after 5 s")
+		}
+	}
+	report := filepath.Join(os.TempDir(), "pinky-demo-report")
+	if err := os.RemoveAll(report); err != nil {
+		return err
+	}
+	if err := d.person("export", task, report); err != nil {
+		return err
+	}
+	fmt.Printf("\nOpen %s in a browser: the steps, their screenshots, the approval and the screen recording.\n", filepath.Join(report, "index.html"))
+	return nil
 }
 
 // waitForCard waits until an approval is open and returns its id, reading
@@ -176,6 +209,9 @@ func (d *demo) waitForCard() (string, error) {
 // call makes one tool call and prints it and its result. A tool error is
 // printed and returned.
 func (d *demo) call(tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	// A model thinks between calls; so does the demo, briefly, which also
+	// gives the task's screen recording something to show.
+	time.Sleep(thinkTime)
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
@@ -211,11 +247,17 @@ func (d *demo) personWithInput(input string, args ...string) error {
 		shown = "pinky " + shown
 	}
 	fmt.Printf("\n\033[1m[person] $ %s\033[0m\n", shown)
-	cmd := exec.CommandContext(d.ctx, d.pinky, args...)
-	cmd.Env = d.env
+	cmd := d.command(args...)
 	cmd.Stdin = strings.NewReader(input)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	return cmd.Run()
+}
+
+// command is pinky with the demo's data folder, run quietly.
+func (d *demo) command(args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(d.ctx, d.pinky, args...)
+	cmd.Env = d.env
+	return cmd
 }
 
 var taskRE = regexp.MustCompile(`"task_id":\s*"([^"]+)"`)
