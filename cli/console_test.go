@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,23 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatalf("pinky open --no-browser: exit %d, %q %s", code, link, errs)
 	}
 	base := link[:strings.Index(link, "/login")]
+
+	// Without --no-browser, pinky open also opens the link in the browser.
+	opened := filepath.Join(t.TempDir(), "opened")
+	browserScript := filepath.Join(t.TempDir(), "browser")
+	if err := os.WriteFile(browserScript, []byte("#!/bin/sh\necho \"$1\" > "+opened+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := e.cmd("open")
+	c.Env = append(c.Env, "PINKY_BROWSER="+browserScript)
+	printed, err := c.Output()
+	if err != nil {
+		t.Fatalf("pinky open: %v", err)
+	}
+	e.eventually("the browser gets the link", func() bool {
+		b, _ := os.ReadFile(opened)
+		return len(b) > 0 && string(b) == string(printed) && strings.HasPrefix(string(b), base+"/login?t=") && string(b) != link+"\n"
+	})
 
 	// Nothing works without the session cookie.
 	for _, path := range []string{"/", "/api/call", "/ws/mirror/sim-android-1", "/media/x", "/recordings/x.mp4"} {
