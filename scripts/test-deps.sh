@@ -5,12 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# command → Debian package. A later issue adds adb here.
+# command → Debian package.
 declare -A packages=(
   [gcc]=gcc   # cgo: the race detector and SQLite
   [git]=git   # proto-check compares against the previous commit
   [ffmpeg]=ffmpeg   # video tests decode the H.264 streams (ffmpeg, ffprobe)
   [chromium]=chromium   # the web console's tests drive a real headless Chromium (chromedp)
+  [adb]=adb   # the Android driver's tests go through Debian's real adb server
 )
 
 missing=()

@@ -15,7 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim/dump"
+	"github.com/pinky-gateway/pinky/drivers/dump"
 )
 
 //go:embed worlds/default.yaml

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pinky-gateway/pinky/drivers/sim/dump"
+	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 

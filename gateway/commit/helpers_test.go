@@ -8,14 +8,14 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
-	"github.com/pinky-gateway/pinky/drivers/sim/dump"
+	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 
 const android = "sim-android-1"
 
 // fixtureDir holds real captured dumps (see its SOURCES.md).
-const fixtureDir = "../../drivers/sim/dump/testdata"
+const fixtureDir = "../../drivers/dump/testdata"
 
 // phone is a virtual phone of the default world driven by a test.
 type phone struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
-	"github.com/pinky-gateway/pinky/drivers/sim/dump"
+	"github.com/pinky-gateway/pinky/drivers/dump"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 )
 
 // fixtureDir holds real captured dumps (see its SOURCES.md).
-const fixtureDir = "../../drivers/sim/dump/testdata"
+const fixtureDir = "../../drivers/dump/testdata"
 
 var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") == "1", "rewrite golden files")
 

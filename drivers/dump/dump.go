@@ -2,6 +2,10 @@
 // Automator XML and WebDriverAgent page sources (XML and JSON). A parsed
 // screen keeps the dump's coordinates, clipped to the screen, its text intact
 // except for password fields, which show dots.
+//
+// The virtual phones serve captured screens with it, and the Android and
+// iOS drivers read real phones' dumps with it: one parser, tested on every
+// captured fixture.
 package dump
 
 import (
