@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim/dump"
+	"github.com/pinky-gateway/pinky/drivers/dump"
 )
 
 // fixture parses one of the dump package's captured screens.
