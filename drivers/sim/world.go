@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/dump"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
 //go:embed worlds/default.yaml
@@ -53,7 +53,8 @@ type PhoneSpec struct {
 	// Dump makes a phone that shows only this captured screen.
 	Dump string `yaml:"dump"`
 
-	dump *sdk.Screen
+	dump    *sdk.Screen
+	dumpXML []byte // the dump's bytes when it is UI Automator XML
 }
 
 // AppSpec describes an app: its ids, its launcher icon, its state and screens.
@@ -77,7 +78,8 @@ type ScreenSpec struct {
 	Elements []*ElementSpec `yaml:"elements"`
 	Dump     string         `yaml:"dump"`
 
-	dump *sdk.Screen
+	dump    *sdk.Screen
+	dumpXML []byte // the dump's bytes when it is UI Automator XML
 }
 
 // ElementSpec is one element of a screen and what acting on it does.
@@ -260,11 +262,11 @@ func (p *PhoneSpec) check(apps []*AppSpec, baseDir string) error {
 		return fmt.Errorf("platform %q: want android or ios", p.Platform)
 	}
 	if p.Dump != "" {
-		s, err := readDump(baseDir, p.Dump)
+		s, raw, err := readDump(baseDir, p.Dump)
 		if err != nil {
 			return err
 		}
-		p.dump = s
+		p.dump, p.dumpXML = s, raw
 		if p.Width == 0 {
 			p.Width, p.Height = s.Width, s.Height
 		}
@@ -320,11 +322,11 @@ func (a *AppSpec) check(all []*AppSpec, baseDir string) error {
 			if len(s.Elements) > 0 {
 				return fmt.Errorf("screen %q: dump and elements exclude each other", name)
 			}
-			d, err := readDump(baseDir, s.Dump)
+			d, raw, err := readDump(baseDir, s.Dump)
 			if err != nil {
 				return fmt.Errorf("screen %q: %w", name, err)
 			}
-			s.dump = d
+			s.dump, s.dumpXML = d, raw
 		}
 		c := checker{app: a, all: all}
 		for i, e := range s.Elements {
@@ -464,21 +466,25 @@ func findApp(apps []*AppSpec, ref string) *AppSpec {
 	return nil
 }
 
-func readDump(baseDir, name string) (*sdk.Screen, error) {
+// readDump parses a captured screen; it also returns the file's bytes when
+// they are UI Automator XML, for the adb face's uiautomator dump.
+func readDump(baseDir, name string) (*sdk.Screen, []byte, error) {
 	data, err := os.ReadFile(filepath.Join(baseDir, name))
 	if err != nil {
-		return nil, fmt.Errorf("dump: %w", err)
+		return nil, nil, fmt.Errorf("dump: %w", err)
 	}
 	var s *sdk.Screen
+	var raw []byte
 	if strings.HasSuffix(name, ".json") || bytes.Contains(data[:min(len(data), 512)], []byte("XCUIElementType")) {
 		s, err = dump.ParseWDA(data)
 	} else {
 		s, err = dump.ParseUIAutomator(bytes.NewReader(data))
+		raw = data
 	}
 	if err != nil {
-		return nil, fmt.Errorf("dump %s: %w", name, err)
+		return nil, nil, fmt.Errorf("dump %s: %w", name, err)
 	}
-	return s, nil
+	return s, raw, nil
 }
 
 func validID(id string) bool {

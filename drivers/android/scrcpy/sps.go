@@ -21,25 +21,20 @@ func h264Size(annexB []byte) (w, h int, err error) {
 // splitAnnexB splits a byte stream at its start codes.
 func splitAnnexB(b []byte) [][]byte {
 	var out [][]byte
-	for {
-		i := bytes.Index(b, []byte{0, 0, 1})
-		if i < 0 {
-			if len(out) > 0 && len(b) > 0 {
-				out = append(out, b)
+	start := -1
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 {
+			if start >= 0 {
+				out = append(out, bytes.TrimRight(b[start:i], "\x00"))
 			}
-			return out
-		}
-		if len(out) > 0 || i > 0 {
-			nal := bytes.TrimRight(b[:i], "\x00")
-			if len(out) > 0 || len(nal) > 0 {
-				out = append(out, nal)
-			}
-		}
-		b = b[i+3:]
-		if len(out) == 0 {
-			out = append(out, nil) // a marker: a start code was seen
+			start = i + 3
+			i += 2
 		}
 	}
+	if start >= 0 {
+		out = append(out, b[start:])
+	}
+	return out
 }
 
 // unescapeRBSP removes emulation prevention bytes (00 00 03 → 00 00).
@@ -113,9 +108,9 @@ func spsSize(rbsp []byte) (int, int, error) {
 		if chroma == 3 {
 			separate = r.u(1) == 1
 		}
-		r.ue()       // bit_depth_luma_minus8
-		r.ue()       // bit_depth_chroma_minus8
-		r.u(1)       // qpprime_y_zero_transform_bypass_flag
+		r.ue()           // bit_depth_luma_minus8
+		r.ue()           // bit_depth_chroma_minus8
+		r.u(1)           // qpprime_y_zero_transform_bypass_flag
 		if r.u(1) == 1 { // seq_scaling_matrix_present_flag
 			lists := 8
 			if chroma == 3 {

@@ -1,0 +1,65 @@
+// Package adbd gives a virtual phone an "adb face": an emulated adbd over
+// TCP that Debian's adb 29 server attaches with `adb connect HOST:PORT`, so
+// that adb, scrcpy's launcher and adb client libraries work against the sim.
+//
+//	srv, err := adbd.Listen("127.0.0.1:0", adbd.Config{Driver: simDriver, DeviceID: "sim-android-1"})
+//	// adb connect 127.0.0.1:PORT; adb -s 127.0.0.1:PORT shell getprop
+//	defer srv.Close()
+//
+// # What is emulated
+//
+// The transport (protocols.md section 6): the CNXN handshake with a device
+// banner (ro.product.name, model, device and features
+// shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir), version and maxdata
+// negotiation (1 MiB payloads, byte-sum checksums only until the server agrees
+// to version 0x01000001), no AUTH (like ro.adb.secure=0) or, with
+// Config.Unauthorized, an AUTH loop that never accepts so that adb lists the
+// device as unauthorized, and OPEN/OKAY/WRTE/CLSE streams with one WRTE in
+// flight per direction, many at once, on several connections.
+//
+// Services: shell:CMD (stdout and stderr merged, no exit code),
+// shell,v2,…:CMD (shell protocol v2: stdin, stdout, stderr, close-stdin,
+// exit code), an interactive shell for an empty command (with a prompt and
+// echo when a pty is asked for), exec:CMD, sync: (STAT, STA2, LST2, LIST,
+// LIS2, SEND, RECV, QUIT), localabstract:NAME (connections to
+// Device.ListenAbstract listeners, for `adb forward tcp:N localabstract:NAME`).
+// reverse: answers FAIL; tcp:PORT and every other service are refused.
+//
+// Files live in a temporary folder per phone (removed by Close) with /sdcard,
+// /sdcard/Download and /data/local/tmp; /storage/emulated/0 is /sdcard. When
+// the driver implements sdk.Filer, /sdcard/Pinky is the phone's Pinky folder.
+//
+// # The shell
+//
+// A tiny interpreter: words with '…', "…" and \ quoting, VAR=value prefixes
+// (ignored), exec, pipes, redirections (< > >> 2> 2>&1 >&2, /dev/null), and
+// lists joined by ;, && and ||. No variables, globs, or control structures.
+// Commands, acting on the phone through sdk.Driver:
+//
+//	getprop [KEY]                          system properties from the driver's device info
+//	wm size | density | dismiss-keyguard   "Physical size: 1080x2400"
+//	uiautomator dump [--compressed] [FILE|/dev/tty]
+//	                                       UI Automator XML of Screen (or the captured
+//	                                       fixture's bytes), then "UI hierchary dumped to: FILE"
+//	dumpsys window | activity activities | power
+//	input [SOURCE] tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | keyevent CODE|NAME… | press
+//	am start [-W] -n PKG/ACT | -a android.intent.action.VIEW -d URL;  am force-stop PKG
+//	monkey -p PKG -c android.intent.category.LAUNCHER 1
+//	pm list packages [-3|-s] [FILTER] | path PKG | clear PKG
+//	cmd package resolve-activity --brief PKG | list packages …
+//	settings get|put|delete|list system|secure|global [KEY [VALUE]]   (in memory)
+//	screencap [-p] [FILE]                  PNG from the driver's Screenshot
+//	echo, cat, ls [-l -a -d], rm [-r -f], mkdir [-p], touch, grep [-E -F -i -v -q -c],
+//	cd, pwd, id, whoami, sleep, sh [-c CMD], true, false, exit [N], export
+//	app_process …                          Config.AppProcess (how scrcpy's server starts)
+//
+// An unknown command prints "/system/bin/sh: NAME: inaccessible or not
+// found" and exits 127. Driver errors print "Error: …" and exit 1.
+//
+// # What is not emulated
+//
+// No pty (uiautomator dump /dev/tty works on every service), no reverse
+// forwarding, no install (abb_exec, cmd package install), no logcat, no
+// root/remount/reboot/tcpip services, no framebuffer: or jdwp. Apps have no
+// real activities: every app reports PKG/.MainActivity.
+package adbd

@@ -1,0 +1,713 @@
+package adbd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// sdkLevels maps Android releases to API levels.
+var sdkLevels = map[string]string{
+	"16": "36", "15": "35", "14": "34", "13": "33", "12L": "32", "12": "31", "11": "30", "10": "29",
+	"9": "28", "8.1": "27", "8": "26", "8.0": "26", "7.1": "25", "7": "24", "7.0": "24",
+}
+
+func sdkLevel(release string) string {
+	if v, ok := sdkLevels[release]; ok {
+		return v
+	}
+	major, _, _ := strings.Cut(release, ".")
+	if v, ok := sdkLevels[major]; ok {
+		return v
+	}
+	return "35"
+}
+
+// slug makes a product name: lowercase letters, digits and underscores.
+func slug(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '_'
+	}, s)
+	if s == "" {
+		return "pinky_sim"
+	}
+	return s
+}
+
+// props are the phone's static system properties; they never call the
+// driver, so that the handshake cannot wait on a slow or hung one.
+func (d *Device) props() map[string]string {
+	release := d.info.OSVersion
+	if release == "" {
+		release = "15"
+	}
+	name := slug(d.info.Model)
+	manufacturer := d.info.Manufacturer
+	if manufacturer == "" {
+		manufacturer = "Pinky"
+	}
+	model := d.info.Model
+	if model == "" {
+		model = "Pinky Sim"
+	}
+	secure := "0"
+	if d.cfg.Unauthorized {
+		secure = "1"
+	}
+	p := map[string]string{
+		"ro.build.version.release":             release,
+		"ro.build.version.release_or_codename": release,
+		"ro.build.version.sdk":                 sdkLevel(release),
+		"ro.build.version.security_patch":      "2025-01-05",
+		"ro.build.version.incremental":         "1",
+		"ro.build.id":                          "PINKY.SIM",
+		"ro.build.display.id":                  "PINKY.SIM",
+		"ro.build.type":                        "user",
+		"ro.build.tags":                        "release-keys",
+		"ro.build.fingerprint":                 manufacturer + "/" + name + "/" + name + ":" + release + "/PINKY.SIM/1:user/release-keys",
+		"ro.product.model":                     model,
+		"ro.product.brand":                     manufacturer,
+		"ro.product.manufacturer":              manufacturer,
+		"ro.product.name":                      name,
+		"ro.product.device":                    name,
+		"ro.product.board":                     name,
+		"ro.product.cpu.abi":                   "arm64-v8a",
+		"ro.product.cpu.abilist":               "arm64-v8a",
+		"ro.serialno":                          d.cfg.Serial,
+		"ro.boot.serialno":                     d.cfg.Serial,
+		"ro.secure":                            "1",
+		"ro.adb.secure":                        secure,
+		"ro.debuggable":                        "0",
+		"sys.boot_completed":                   "1",
+		"dev.bootcomplete":                     "1",
+		"init.svc.bootanim":                    "stopped",
+		"persist.sys.locale":                   "en-US",
+		"ro.product.locale":                    "en-US",
+		"persist.sys.timezone":                 "UTC",
+		"ro.pinky.sim":                         "1",
+		"ro.pinky.device_id":                   d.id,
+	}
+	return p
+}
+
+func (d *Device) prop(key string) string { return d.props()[key] }
+
+func (d *Device) screen(ctx context.Context) (*sdk.Screen, error) {
+	return d.cfg.Driver.Screen(ctx, d.id, 0)
+}
+
+func (d *Device) act(ctx context.Context, a sdk.Action) error {
+	_, err := d.cfg.Driver.Act(ctx, d.id, a)
+	return err
+}
+
+// reportErr prints a driver error the way Android tools print exceptions.
+func reportErr(io3 stdio, err error) int {
+	fmt.Fprintf(io3.err, "Error: %v\n", err)
+	return 1
+}
+
+func cmdGetprop(sh *shell, args []string, io3 stdio) int {
+	p := sh.d.props()
+	if s, err := sh.d.screen(sh.ctx); err == nil && s.DensityDPI > 0 {
+		p["ro.sf.lcd_density"] = strconv.Itoa(s.DensityDPI)
+	}
+	if len(args) > 0 {
+		v, ok := p[args[0]]
+		if !ok && len(args) > 1 {
+			v = args[1]
+		}
+		fmt.Fprintln(io3.out, v)
+		return 0
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(io3.out, "[%s]: [%s]\n", k, p[k])
+	}
+	return 0
+}
+
+func cmdWm(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io3.err, "usage: wm size|density|dismiss-keyguard")
+		return 1
+	}
+	switch args[0] {
+	case "size", "density":
+		s, err := sh.d.screen(sh.ctx)
+		if err != nil {
+			return reportErr(io3, err)
+		}
+		if len(args) > 1 {
+			fmt.Fprintf(io3.err, "Error: the Pinky sim cannot change the display %s\n", args[0])
+			return 1
+		}
+		if args[0] == "size" {
+			fmt.Fprintf(io3.out, "Physical size: %dx%d\n", s.Width, s.Height)
+		} else {
+			fmt.Fprintf(io3.out, "Physical density: %d\n", s.DensityDPI)
+		}
+		return 0
+	case "dismiss-keyguard":
+		return 0 // a keyguard with a PIN stays
+	}
+	fmt.Fprintf(io3.err, "Error: unknown command '%s'\n", args[0])
+	return 1
+}
+
+// component is the activity the face reports for an app.
+func component(pkg string) string {
+	switch pkg {
+	case "":
+		return ""
+	case "com.google.android.apps.nexuslauncher":
+		return pkg + "/.NexusLauncherActivity"
+	case "com.android.systemui":
+		return pkg + "/.keyguard.KeyguardActivity"
+	}
+	return pkg + "/.MainActivity"
+}
+
+func record(pkg string) string {
+	if pkg == "" {
+		return "null"
+	}
+	return "ActivityRecord{5a1e2f7 u0 " + component(pkg) + " t17}"
+}
+
+func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io3.out, "Currently running services:\n  activity\n  power\n  window")
+		return 0
+	}
+	s, err := sh.d.screen(sh.ctx)
+	if err != nil {
+		return reportErr(io3, err)
+	}
+	locked := s.LockState == sdk.LockLocked
+	pkg := s.App.ID
+	out := io3.out
+	switch args[0] {
+	case "window":
+		fmt.Fprintln(out, "WINDOW MANAGER WINDOWS (dumpsys window windows)")
+		focus := "null"
+		switch {
+		case !s.ScreenOn:
+		case locked:
+			focus = "Window{2c8a9d1 u0 NotificationShade}"
+		case pkg != "":
+			focus = "Window{7b3c1e4 u0 " + component(pkg) + "}"
+		}
+		app := pkg
+		if locked {
+			app = "com.google.android.apps.nexuslauncher"
+		}
+		fmt.Fprintf(out, "  mCurrentFocus=%s\n  mFocusedApp=%s\n", focus, record(app))
+		fmt.Fprintf(out, "  mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=%t\n", locked, locked)
+		fmt.Fprintf(out, "  isStatusBarKeyguard=%t\n", locked)
+		fmt.Fprintf(out, "  KeyguardStateMonitor\n    mIsShowing=%t\n    mInputRestricted=%t\n", locked, locked)
+		fmt.Fprintf(out, "  mScreenOnFully=%t\n", s.ScreenOn)
+		state := "SCREEN_STATE_OFF"
+		if s.ScreenOn {
+			state = "SCREEN_STATE_ON"
+		}
+		fmt.Fprintf(out, "  screenState=%s\n", state)
+		fmt.Fprintf(out, "  mInputMethodWindow=%s\n", map[bool]string{true: "Window{9e0f3a2 u0 InputMethod}", false: "null"}[s.KeyboardShown])
+	case "activity":
+		if len(args) > 1 && args[1] != "activities" && args[1] != "a" {
+			fmt.Fprintf(io3.err, "Error: the Pinky sim has no dumpsys activity %s\n", args[1])
+			return 1
+		}
+		app := pkg
+		if locked || app == "com.android.systemui" {
+			app = "com.google.android.apps.nexuslauncher"
+		}
+		fmt.Fprintln(out, "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
+		fmt.Fprintln(out, "Display #0 (activities from top to bottom):")
+		fmt.Fprintf(out, "    mResumedActivity: %s\n", record(app))
+		fmt.Fprintf(out, "  ResumedActivity: %s\n", record(app))
+		fmt.Fprintf(out, "  topResumedActivity=%s\n", record(app))
+	case "power":
+		wake, disp := "Asleep", "OFF"
+		if s.ScreenOn {
+			wake, disp = "Awake", "ON"
+		}
+		fmt.Fprintf(out, "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker=%t\n\nDisplay Power: state=%s\n", wake, s.ScreenOn, disp)
+	default:
+		fmt.Fprintf(out, "Can't find service: %s\n", args[0])
+	}
+	return 0
+}
+
+// keycodes maps Android key codes and names to the contract's keys.
+var keycodes = map[int]sdk.Key{
+	3: sdk.KeyHome, 4: sdk.KeyBack, 19: sdk.KeyDpadUp, 20: sdk.KeyDpadDown, 21: sdk.KeyDpadLeft,
+	22: sdk.KeyDpadRight, 23: sdk.KeyDpadCenter, 24: sdk.KeyVolumeUp, 25: sdk.KeyVolumeDown,
+	26: sdk.KeyPower, 61: sdk.KeyTab, 66: sdk.KeyEnter, 67: sdk.KeyDelete, 82: sdk.KeyMenu,
+	84: sdk.KeySearch, 111: sdk.KeyEscape, 112: sdk.KeyForwardDelete, 164: sdk.KeyVolumeMute,
+	187: sdk.KeyRecents, 223: sdk.KeySleep, 224: sdk.KeyWake,
+}
+
+var keynames = map[string]int{
+	"HOME": 3, "BACK": 4, "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22,
+	"DPAD_CENTER": 23, "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26, "TAB": 61, "SPACE": 62,
+	"ENTER": 66, "DEL": 67, "MENU": 82, "SEARCH": 84, "ESCAPE": 111, "FORWARD_DEL": 112,
+	"VOLUME_MUTE": 164, "APP_SWITCH": 187, "SLEEP": 223, "WAKEUP": 224,
+}
+
+// keyAction is the action for a key code or KEYCODE_ name: a key, or
+// typing the character it stands for.
+func keyAction(s string) (sdk.Action, bool) {
+	code, err := strconv.Atoi(s)
+	if err != nil {
+		name := strings.TrimPrefix(strings.ToUpper(s), "KEYCODE_")
+		switch {
+		case len(name) == 1 && name[0] >= 'A' && name[0] <= 'Z':
+			code = 29 + int(name[0]-'A')
+		case len(name) == 1 && name[0] >= '0' && name[0] <= '9':
+			code = 7 + int(name[0]-'0')
+		default:
+			var ok bool
+			if code, ok = keynames[name]; !ok {
+				return sdk.Action{}, false
+			}
+		}
+	}
+	switch {
+	case keycodes[code] != "":
+		return sdk.Action{Kind: sdk.ActKey, Key: keycodes[code]}, true
+	case code >= 7 && code <= 16:
+		return sdk.Action{Kind: sdk.ActType, Text: string(rune('0' + code - 7))}, true
+	case code >= 29 && code <= 54:
+		return sdk.Action{Kind: sdk.ActType, Text: string(rune('a' + code - 29))}, true
+	case code == 62:
+		return sdk.Action{Kind: sdk.ActType, Text: " "}, true
+	}
+	return sdk.Action{}, false
+}
+
+var inputSources = []string{"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "dpad", "stylus", "gamepad", "touchscreen", "rotaryencoder"}
+
+func cmdInput(sh *shell, args []string, io3 stdio) int {
+	for len(args) > 0 && slices.Contains(inputSources, args[0]) {
+		args = args[1:]
+	}
+	if len(args) > 1 && args[0] == "-d" {
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(io3.err, "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]")
+		return 1
+	}
+	nums := func(want ...int) ([]int, bool) {
+		var out []int
+		rest := args[1:]
+		if !slices.Contains(want, len(rest)) {
+			fmt.Fprintf(io3.err, "Error: wrong number of arguments for %s\n", args[0])
+			return nil, false
+		}
+		for _, a := range rest {
+			f, err := strconv.ParseFloat(a, 64)
+			if err != nil {
+				fmt.Fprintf(io3.err, "Error: bad number %q for %s\n", a, args[0])
+				return nil, false
+			}
+			out = append(out, int(f))
+		}
+		return out, true
+	}
+	var acts []sdk.Action
+	switch args[0] {
+	case "tap":
+		n, ok := nums(2)
+		if !ok {
+			return 1
+		}
+		acts = append(acts, sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: n[0], Y: n[1]}})
+	case "swipe", "draganddrop":
+		n, ok := nums(4, 5)
+		if !ok {
+			return 1
+		}
+		dur := 300 * time.Millisecond
+		if len(n) == 5 {
+			dur = time.Duration(n[4]) * time.Millisecond
+		}
+		a := sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: n[0], Y: n[1]}, To: sdk.Point{X: n[2], Y: n[3]}, Duration: dur}
+		if a.Point == a.To {
+			a = sdk.Action{Kind: sdk.ActTap, Point: a.Point}
+			if dur >= 500*time.Millisecond {
+				a.Kind, a.Duration = sdk.ActLongPress, dur
+			}
+		}
+		acts = append(acts, a)
+	case "text":
+		if len(args) < 2 {
+			fmt.Fprintln(io3.err, "Error: text needs a string")
+			return 1
+		}
+		acts = append(acts, sdk.Action{Kind: sdk.ActType, Text: strings.ReplaceAll(strings.Join(args[1:], " "), "%s", " ")})
+	case "keyevent", "press":
+		codes := args[1:]
+		for len(codes) > 0 && strings.HasPrefix(codes[0], "--") {
+			if codes[0] == "--delay" && len(codes) > 1 {
+				codes = codes[1:]
+			}
+			codes = codes[1:]
+		}
+		if args[0] == "press" {
+			codes = []string{"23"}
+		}
+		for _, c := range codes {
+			a, ok := keyAction(c)
+			if !ok {
+				fmt.Fprintf(io3.err, "Error: unknown key code %q\n", c)
+				return 1
+			}
+			acts = append(acts, a)
+		}
+	default:
+		fmt.Fprintf(io3.err, "Error: Unknown command: %s\n", args[0])
+		return 1
+	}
+	for _, a := range acts {
+		if err := sh.d.act(sh.ctx, a); err != nil {
+			return reportErr(io3, err)
+		}
+	}
+	return 0
+}
+
+// apps lists the phone's packages, system parts included.
+func (d *Device) apps(ctx context.Context) ([]sdk.App, error) {
+	apps := []sdk.App{
+		{ID: "android", System: true}, {ID: "com.android.shell", System: true},
+		{ID: "com.android.systemui", System: true}, {ID: "com.google.android.apps.nexuslauncher", System: true},
+	}
+	l, ok := d.cfg.Driver.(sdk.AppLister)
+	if !ok {
+		return apps, nil
+	}
+	more, err := l.ListApps(ctx, d.id)
+	if err != nil {
+		return nil, err
+	}
+	return append(apps, more...), nil
+}
+
+func (d *Device) hasApp(ctx context.Context, pkg string) bool {
+	apps, err := d.apps(ctx)
+	return err == nil && slices.ContainsFunc(apps, func(a sdk.App) bool { return a.ID == pkg })
+}
+
+func cmdAm(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io3.err, "usage: am start|start-activity|force-stop ...")
+		return 1
+	}
+	switch args[0] {
+	case "force-stop", "kill":
+		if len(args) < 2 {
+			fmt.Fprintln(io3.err, "Error: package name not specified")
+			return 1
+		}
+		err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActStop, AppID: args[len(args)-1]})
+		if err != nil && !errors.Is(err, sdk.ErrAppNotFound) {
+			return reportErr(io3, err)
+		}
+		return 0
+	case "start", "start-activity":
+	default:
+		fmt.Fprintf(io3.err, "Error: the Pinky sim has no am %s\n", args[0])
+		return 1
+	}
+	var action, data, comp, pkg string
+	wait := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		val := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch a {
+		case "-a":
+			action = val()
+		case "-d":
+			data = val()
+		case "-n":
+			comp = val()
+		case "-W":
+			wait = true
+		case "-c", "-f", "-t", "--user", "--display", "-p":
+			val()
+		case "-e", "--es", "--ez", "--ei", "--el", "--ef", "--eu":
+			val()
+			val()
+		case "-S", "-D", "-N", "-R", "--activity-clear-top", "--activity-new-task", "--activity-single-top", "--activity-clear-task":
+		default:
+			if !strings.HasPrefix(a, "-") {
+				pkg = a
+			}
+		}
+	}
+	switch {
+	case data != "" && (action == "" || action == "android.intent.action.VIEW") && comp == "":
+		intent := "Intent { act=android.intent.action.VIEW dat=" + data + " }"
+		fmt.Fprintf(io3.out, "Starting: %s\n", intent)
+		if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActOpenURL, URL: data}); err != nil {
+			if errors.Is(err, sdk.ErrAppNotFound) {
+				fmt.Fprintf(io3.err, "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=%s flg=0x10000000 }\n", data)
+				return 1
+			}
+			return reportErr(io3, err)
+		}
+	case comp != "" || pkg != "":
+		if comp == "" {
+			comp = component(pkg)
+		}
+		p, act, _ := strings.Cut(comp, "/")
+		if strings.HasPrefix(act, ".") {
+			comp = p + "/" + act
+		}
+		fmt.Fprintf(io3.out, "Starting: Intent { cmp=%s }\n", comp)
+		if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: p}); err != nil {
+			if errors.Is(err, sdk.ErrAppNotFound) {
+				fmt.Fprintf(io3.err, "Error type 3\nError: Activity class {%s} does not exist.\n", comp)
+				return 1
+			}
+			return reportErr(io3, err)
+		}
+	default:
+		fmt.Fprintln(io3.err, "Error: no intent to start (want -n PKG/ACT or -a android.intent.action.VIEW -d URL)")
+		return 1
+	}
+	if wait {
+		fmt.Fprintf(io3.out, "Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: 120\nWaitTime: 125\nComplete\n", comp)
+	}
+	return 0
+}
+
+func cmdMonkey(sh *shell, args []string, io3 stdio) int {
+	var pkg string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-p" && i+1 < len(args) {
+			pkg = args[i+1]
+		}
+	}
+	fmt.Fprintf(io3.out, "  bash arg: %s\n", strings.Join(args, "\n  bash arg: "))
+	if pkg == "" || !sh.d.hasApp(sh.ctx, pkg) {
+		fmt.Fprintln(io3.out, "** No activities found to run, monkey aborted.")
+		return 252
+	}
+	if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: pkg}); err != nil {
+		return reportErr(io3, err)
+	}
+	fmt.Fprintln(io3.out, "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)")
+	return 0
+}
+
+func cmdPm(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io3.err, "usage: pm list packages|path|clear ...")
+		return 1
+	}
+	switch {
+	case args[0] == "list" && len(args) > 1 && args[1] == "packages":
+		f, rest := flags(args[2:])
+		apps, err := sh.d.apps(sh.ctx)
+		if err != nil {
+			return reportErr(io3, err)
+		}
+		for _, a := range apps {
+			if (f['3'] && a.System) || (f['s'] && !a.System) || (len(rest) > 0 && !strings.Contains(a.ID, rest[0])) {
+				continue
+			}
+			fmt.Fprintf(io3.out, "package:%s\n", a.ID)
+		}
+		return 0
+	case args[0] == "path" && len(args) > 1:
+		if !sh.d.hasApp(sh.ctx, args[1]) {
+			return 1
+		}
+		fmt.Fprintf(io3.out, "package:/data/app/%s-1/base.apk\n", args[1])
+		return 0
+	case args[0] == "clear" && len(args) > 1:
+		fmt.Fprintln(io3.out, "Success")
+		return 0
+	}
+	fmt.Fprintf(io3.err, "Error: the Pinky sim has no pm %s\n", strings.Join(args, " "))
+	return 1
+}
+
+func cmdCmd(sh *shell, args []string, io3 stdio) int {
+	if len(args) > 0 && args[0] == "package" {
+		rest := args[1:]
+		if len(rest) > 0 && rest[0] == "resolve-activity" {
+			var pkg string
+			for _, a := range rest[1:] {
+				if !strings.HasPrefix(a, "-") {
+					pkg = a
+				}
+			}
+			if pkg == "" || !sh.d.hasApp(sh.ctx, pkg) {
+				fmt.Fprintln(io3.out, "No activity found")
+				return 0
+			}
+			fmt.Fprintf(io3.out, "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n%s\n", component(pkg))
+			return 0
+		}
+		return cmdPm(sh, rest, io3)
+	}
+	if len(args) > 0 && args[0] == "settings" {
+		return cmdSettings(sh, args[1:], io3)
+	}
+	if len(args) > 0 {
+		fmt.Fprintf(io3.err, "Can't find service: %s\n", args[0])
+	}
+	return 20
+}
+
+func defaultSettings() map[string]string {
+	return map[string]string{
+		"system/screen_off_timeout":             "30000",
+		"system/show_touches":                   "0",
+		"system/accelerometer_rotation":         "1",
+		"global/stay_on_while_plugged_in":       "0",
+		"global/window_animation_scale":         "1.0",
+		"global/transition_animation_scale":     "1.0",
+		"global/animator_duration_scale":        "1.0",
+		"global/adb_enabled":                    "1",
+		"secure/default_input_method":           "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME",
+		"secure/android_id":                     "5e1f1a2b3c4d5e6f",
+		"secure/enabled_accessibility_services": "",
+	}
+}
+
+func cmdSettings(sh *shell, args []string, io3 stdio) int {
+	for len(args) > 1 && args[0] == "--user" {
+		args = args[2:]
+	}
+	if len(args) < 2 {
+		fmt.Fprintln(io3.err, "usage: settings get|put|delete|list system|secure|global [KEY [VALUE]]")
+		return 1
+	}
+	ns := args[1]
+	if ns != "system" && ns != "secure" && ns != "global" {
+		fmt.Fprintf(io3.err, "Invalid namespace '%s'\n", ns)
+		return 1
+	}
+	d := sh.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case args[0] == "get" && len(args) == 3:
+		v, ok := d.settings[ns+"/"+args[2]]
+		if !ok {
+			v = "null"
+		}
+		fmt.Fprintln(io3.out, v)
+	case args[0] == "put" && len(args) >= 4:
+		d.settings[ns+"/"+args[2]] = args[3]
+	case args[0] == "delete" && len(args) == 3:
+		delete(d.settings, ns+"/"+args[2])
+	case args[0] == "list":
+		var keys []string
+		for k := range d.settings {
+			if rest, ok := strings.CutPrefix(k, ns+"/"); ok {
+				keys = append(keys, rest)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(io3.out, "%s=%s\n", k, d.settings[ns+"/"+k])
+		}
+	default:
+		fmt.Fprintln(io3.err, "usage: settings get|put|delete|list system|secure|global [KEY [VALUE]]")
+		return 1
+	}
+	return 0
+}
+
+func cmdScreencap(sh *shell, args []string, io3 stdio) int {
+	_, rest := flags(args)
+	img, err := sh.d.cfg.Driver.Screenshot(sh.ctx, sdk.ScreenshotRequest{DeviceID: sh.d.id, Format: sdk.FormatPNG})
+	if err != nil {
+		return reportErr(io3, err)
+	}
+	if len(rest) == 0 {
+		io3.out.Write(img.Data)
+		return 0
+	}
+	w, err := sh.d.fs.create(sh.ctx, sh.abs(rest[0]), timeZero)
+	if err == nil {
+		_, err = w.Write(img.Data)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(io3.err, "Error opening file: %s (%s)\n", rest[0], errText(err))
+		return 1
+	}
+	return 0
+}
+
+func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 || args[0] != "dump" {
+		fmt.Fprintln(io3.err, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\ndump: creates an XML dump of current UI hierarchy")
+		return 1
+	}
+	file := "/sdcard/window_dump.xml"
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "--") {
+			file = a
+		}
+	}
+	xml, err := sh.d.uiXML(sh.ctx)
+	if err != nil {
+		if errors.Is(err, errNoRoot) {
+			fmt.Fprintln(io3.err, "ERROR: null root node returned by UiTestAutomationBridge.")
+			return 1
+		}
+		return reportErr(io3, err)
+	}
+	switch file {
+	case "/dev/tty", "/dev/stdout":
+		io3.out.Write(xml)
+	default:
+		w, err := sh.d.fs.create(sh.ctx, sh.abs(file), timeZero)
+		if err == nil {
+			_, err = w.Write(xml)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(io3.err, "ERROR: could not write %s: %s\n", file, errText(err))
+			return 1
+		}
+		file = sh.abs(file)
+	}
+	fmt.Fprintf(io3.out, "UI hierchary dumped to: %s\n", file)
+	return 0
+}

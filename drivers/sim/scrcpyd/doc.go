@@ -1,0 +1,17 @@
+// Package scrcpyd is a scrcpy-server for the virtual phone: the emulated adbd
+// calls Serve when the phone's shell runs
+//
+//	CLASSPATH=/data/local/tmp/scrcpy-server.jar app_process / com.genymobile.scrcpy.Server VERSION key=value...
+//
+// so that the Android driver can stream and control a sim phone exactly as a
+// real one. Serve speaks the wire format of scrcpy 3.x and 4.x (whichever
+// version the client names), over a forward tunnel only, with H.264 video
+// from the sim's sdk.Streamer and no audio.
+//
+// Input is turned into the driver's actions: a finger that goes down and up
+// in place is a tap (a long press when held 500 ms), one that moves is a
+// swipe; keys act on release; text and pasted clipboards are typed. What the
+// sim cannot do is logged as the real server would: rotation, turning the
+// display off while mirroring, the phone's own clipboard (scrcpyd keeps one
+// per session).
+package scrcpyd

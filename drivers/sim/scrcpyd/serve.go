@@ -1,0 +1,270 @@
+package scrcpyd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// ServerVersion is the version scrcpyd names in its version error. It speaks
+// every 3.x and 4.x version, the one the client sends.
+const ServerVersion = "4.1"
+
+// ErrUsage means the server arguments were rejected; the real server exits
+// with status 1 then.
+var ErrUsage = errors.New("scrcpy server: bad arguments")
+
+// Log levels, as Ln.java orders them.
+const (
+	levelVerbose = iota
+	levelDebug
+	levelInfo
+	levelWarn
+	levelError
+)
+
+var levelNames = map[string]int{"verbose": levelVerbose, "debug": levelDebug, "info": levelInfo, "warn": levelWarn, "error": levelError}
+
+// options are the parsed server arguments.
+type options struct {
+	version        scrcpy.Version
+	scid           int64 // -1: unset
+	logLevel       int
+	video, audio   bool
+	control        bool
+	codec          string
+	maxSize        int
+	maxFPS         int
+	bitRate        int
+	tunnelForward  bool
+	displayID      int
+	newDisplay     string
+	sendDeviceMeta bool
+	sendDummyByte  bool
+	sendStreamMeta bool
+	sendFrameMeta  bool
+	powerOn        bool
+}
+
+// logger writes lines as the real server's Ln does: "[server] LEVEL: msg",
+// verbose to info on stdout, warn and error on stderr.
+type logger struct {
+	mu             sync.Mutex
+	level          int
+	stdout, stderr io.Writer
+}
+
+func (l *logger) log(level int, format string, args ...any) {
+	if level < l.level {
+		return
+	}
+	name := [...]string{"VERBOSE", "DEBUG", "INFO", "WARN", "ERROR"}[level]
+	w := l.stdout
+	if level >= levelWarn {
+		w = l.stderr
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(w, "[server] %s: %s\n", name, fmt.Sprintf(format, args...))
+}
+
+// parseArgs parses what follows com.genymobile.scrcpy.Server on the command
+// line, like Options.parse.
+func parseArgs(args []string, log *logger) (options, error) {
+	if len(args) < 1 {
+		return options{}, errors.New("Missing client version")
+	}
+	v, err := scrcpy.ParseVersion(args[0])
+	if err != nil {
+		return options{}, fmt.Errorf("The server version (%s) does not match the client (%s)", ServerVersion, args[0])
+	}
+	o := options{
+		version: v, scid: -1, logLevel: levelDebug, video: true, audio: true, control: true, codec: "h264",
+		sendDeviceMeta: true, sendDummyByte: true, sendStreamMeta: true, sendFrameMeta: true, powerOn: true,
+	}
+	boolean := func(s string) bool { return strings.EqualFold(s, "true") } // Boolean.parseBoolean
+	integer := func(key, s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("Invalid value for %s: %q", key, s)
+		}
+		return n, nil
+	}
+	for _, arg := range args[1:] {
+		key, value, ok := strings.Cut(arg, "=")
+		if !ok {
+			return options{}, fmt.Errorf("Invalid key=value pair: %q", arg)
+		}
+		switch key {
+		case "scid":
+			n, err := strconv.ParseInt(value, 16, 32)
+			if err != nil || n < -1 {
+				return options{}, fmt.Errorf("Invalid scid: %s", value)
+			}
+			o.scid = n
+		case "log_level":
+			l, ok := levelNames[strings.ToLower(value)]
+			if !ok {
+				return options{}, fmt.Errorf("Invalid log level: %s", value)
+			}
+			o.logLevel = l
+			log.level = l
+		case "video":
+			o.video = boolean(value)
+		case "audio":
+			o.audio = boolean(value)
+		case "control":
+			o.control = boolean(value)
+		case "video_codec":
+			o.codec = value
+		case "max_size":
+			// The real server aligns to 8; the virtual phone keeps even sizes.
+			if o.maxSize, err = integer(key, value); err != nil {
+				return options{}, err
+			}
+		case "max_fps":
+			f, err := strconv.ParseFloat(value, 32)
+			if err != nil || f < 0 {
+				return options{}, fmt.Errorf("Invalid value for max_fps: %q", value)
+			}
+			o.maxFPS = int(f + 0.5)
+		case "video_bit_rate":
+			if o.bitRate, err = integer(key, value); err != nil {
+				return options{}, err
+			}
+		case "tunnel_forward":
+			o.tunnelForward = boolean(value)
+		case "display_id":
+			if o.displayID, err = integer(key, value); err != nil {
+				return options{}, err
+			}
+		case "new_display":
+			o.newDisplay = value
+		case "send_device_meta":
+			o.sendDeviceMeta = boolean(value)
+		case "send_dummy_byte":
+			o.sendDummyByte = boolean(value)
+		case "send_frame_meta":
+			o.sendFrameMeta = boolean(value)
+		case "send_codec_meta", "send_stream_meta":
+			if (key == "send_stream_meta") != (v.Major >= 4) {
+				log.log(levelWarn, "Unknown server option: %s", key)
+				continue
+			}
+			o.sendStreamMeta = boolean(value)
+		case "raw_stream":
+			if boolean(value) {
+				o.sendDeviceMeta, o.sendDummyByte, o.sendStreamMeta, o.sendFrameMeta = false, false, false, false
+			}
+		case "power_on":
+			o.powerOn = boolean(value)
+		case "audio_codec", "audio_bit_rate", "audio_source", "audio_dup", "video_source", "min_size_alignment",
+			"max_size_alignment", "crop", "angle", "capture_orientation", "show_touches", "stay_awake",
+			"power_off_on_close", "screen_off_timeout", "video_codec_options", "video_encoder",
+			"clipboard_autosync", "downsize_on_error", "cleanup", "vd_destroy_content", "vd_system_decorations",
+			"display_ime_policy", "keyboard", "mouse":
+			// Accepted and without effect on the virtual phone.
+		default:
+			log.log(levelWarn, "Unknown server option: %s", key)
+		}
+	}
+	if o.newDisplay != "" && o.displayID != 0 {
+		return options{}, errors.New("Cannot specify both new_display and display_id")
+	}
+	return o, nil
+}
+
+// Serve parses the server arguments, accepts the video and control
+// connections on lis (the adb face's local abstract socket named
+// scrcpy.SocketName(scid)), in scrcpy's order, and serves the virtual phone's
+// H.264 video (sdk.Streamer.StreamVideo of drv for device, at max_size) and
+// applies control messages to it (touch down/up → tap, down-move-up → swipe,
+// long press, keys (Android keycodes → sdk.Key), text → sdk type action, set
+// clipboard (+paste), get clipboard, reset video → key frame request,
+// back-or-screen-on, set display power). It writes what the real server
+// prints to stdout/stderr ("[server] INFO: Device: …"), and returns when the
+// connections close or ctx ends. Like the real server, it closes lis once
+// every connection is accepted.
+//
+// A rejected argument (a version it does not speak, a reverse tunnel, a
+// codec other than h264) is printed as the real server prints it and
+// returned wrapped in ErrUsage; the adb face should exit with status 1.
+func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver, device string, stdout, stderr io.Writer) error {
+	log := &logger{level: levelDebug, stdout: stdout, stderr: stderr}
+	fail := func(err error) error {
+		log.log(levelError, "%s", err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	o, err := parseArgs(args, log)
+	if err != nil {
+		log.log(levelError, "%s", err)
+		if strings.HasPrefix(err.Error(), "The server version") {
+			// What Ln.e prints next: the exception's stack trace.
+			fmt.Fprintf(stderr, "java.lang.IllegalArgumentException: %s\n", err)
+		}
+		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	switch {
+	case !o.tunnelForward:
+		return fail(errors.New("Reverse tunnel is not supported by the virtual phone: pass tunnel_forward=true"))
+	case o.video && o.codec != "h264":
+		return fail(fmt.Errorf("Could not find encoder for %s: the virtual phone encodes h264 only", o.codec))
+	case o.displayID != 0 || o.newDisplay != "":
+		return fail(fmt.Errorf("Display %d not found: the virtual phone has display 0 only", o.displayID))
+	}
+	streamer, ok := drv.(sdk.Streamer)
+	if o.video && !ok {
+		return fail(errors.New("Video capture is not supported by this phone"))
+	}
+	dev, err := lookup(ctx, drv, device)
+	if err != nil {
+		return fail(err)
+	}
+	log.log(levelInfo, "Device: [%s] %s %s (Android %s)", dev.Manufacturer, strings.ToLower(dev.Manufacturer), dev.Model, dev.OSVersion)
+
+	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, clip: ""}
+	if err := s.accept(ctx, lis); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer s.closeAll()
+	return s.run(ctx, dev)
+}
+
+// lookup finds device among drv's devices.
+func lookup(ctx context.Context, drv sdk.Driver, id string) (sdk.Device, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		dev   sdk.Device
+		found bool
+		done  = errors.New("synced")
+	)
+	err := drv.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
+		switch {
+		case ev.Kind == sdk.DevicesSynced:
+			return done
+		case ev.Kind == sdk.DeviceAdded && ev.Device.ID == id:
+			dev, found = ev.Device, true
+			return done
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, done) {
+		return sdk.Device{}, fmt.Errorf("Could not list devices: %v", err)
+	}
+	if !found {
+		return sdk.Device{}, fmt.Errorf("Device %q not found", id)
+	}
+	return dev, nil
+}

@@ -1,0 +1,374 @@
+package scrcpyd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim"
+)
+
+const android = "sim-android-1"
+
+func newSim(t *testing.T) *sim.Driver {
+	t.Helper()
+	w, err := sim.DefaultWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sim.New(w)
+	t.Cleanup(func() { d.Close() })
+	if err := d.Unlock(context.Background(), android, "1234"); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// syncBuf is a bytes.Buffer safe for the server's goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+type server struct {
+	stdout, stderr syncBuf
+	done           chan error
+}
+
+// start runs Serve on a localhost listener and dials it as the Android driver would.
+func start(t *testing.T, d sdk.Driver, version string, o scrcpy.Options) (*scrcpy.Client, *server) {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := scrcpy.ServerArgs(version, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &server{done: make(chan error, 1)}
+	go func() { srv.done <- Serve(ctx, args[4:], lis, d, android, &srv.stdout, &srv.stderr) }()
+	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer dcancel()
+	c, err := scrcpy.Dial(dctx, version, o, func(ctx context.Context) (net.Conn, error) {
+		var dl net.Dialer
+		return dl.DialContext(ctx, "tcp", lis.Addr().String())
+	})
+	if err != nil {
+		cancel()
+		t.Fatalf("Dial: %v (server stderr: %s)", err, srv.stderr.String())
+	}
+	t.Cleanup(func() {
+		c.Close()
+		select {
+		case err := <-srv.done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Serve did not return 5s after the client closed")
+		}
+		cancel()
+	})
+	return c, srv
+}
+
+// recorder collects a stream's packets.
+type recorder struct {
+	mu   sync.Mutex
+	pkts []sdk.VideoPacket
+}
+
+func (r *recorder) add(p sdk.VideoPacket) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pkts = append(r.pkts, p)
+	return nil
+}
+
+func (r *recorder) snapshot() []sdk.VideoPacket {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]sdk.VideoPacket(nil), r.pkts...)
+}
+
+func (r *recorder) keys() int {
+	n := 0
+	for _, p := range r.snapshot() {
+		if p.KeyFrame {
+			n++
+		}
+	}
+	return n
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s: not after 5s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func screen(t *testing.T, d sdk.Driver) *sdk.Screen {
+	t.Helper()
+	s, err := d.Screen(context.Background(), android, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func find(s *sdk.Screen, text string) (sdk.Element, bool) {
+	for _, e := range s.Elements {
+		if e.Text == text || e.ContentDescription == text || strings.HasSuffix(e.ResourceID, "id/"+text) {
+			return e, true
+		}
+	}
+	return sdk.Element{}, false
+}
+
+// tapOn taps an element through the control socket, in video coordinates.
+func tapOn(t *testing.T, c *scrcpy.Client, d sdk.Driver, what string) {
+	t.Helper()
+	s := screen(t, d)
+	e, ok := find(s, what)
+	if !ok {
+		t.Fatalf("tap %q: not on screen", what)
+	}
+	vw, vh := c.VideoSize()
+	p := e.Bounds.Center()
+	if err := c.Tap(p.X*vw/s.Width, p.Y*vh/s.Height); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func needFFmpeg(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("ffmpeg not found (run scripts/test-deps.sh): %v", err)
+		}
+		t.Skip("ffmpeg not found: run scripts/test-deps.sh to decode the video in tests")
+	}
+	return path
+}
+
+func TestServe(t *testing.T) {
+	for _, version := range []string{"3.3.4", "4.1"} {
+		t.Run(version, func(t *testing.T) {
+			d := newSim(t)
+			o := scrcpy.DefaultOptions()
+			o.MaxSize, o.LogLevel = 800, "info"
+			c, srv := start(t, d, version, o)
+
+			if got := c.DeviceName(); got != "Pixel 8" {
+				t.Errorf("DeviceName() = %q; want Pixel 8", got)
+			}
+			if want := "[server] INFO: Device: [Google] google Pixel 8 (Android 15)\n"; !strings.Contains(srv.stdout.String(), want) {
+				t.Errorf("server stdout = %q; want it to contain %q", srv.stdout.String(), want)
+			}
+			shot, err := d.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: android, MaxSide: 800})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w, h := c.VideoSize(); w != shot.Width || h != shot.Height {
+				t.Errorf("VideoSize() = %dx%d; want the sim's %dx%d", w, h, shot.Width, shot.Height)
+			}
+
+			rec := &recorder{}
+			ctx, cancel := context.WithCancel(context.Background())
+			streamed := make(chan error, 1)
+			go func() { streamed <- c.Stream(ctx, rec.add) }()
+			t.Cleanup(func() {
+				cancel()
+				if err := <-streamed; err != nil {
+					t.Errorf("Stream: %v", err)
+				}
+			})
+			waitFor(t, "a key frame", func() bool { return rec.keys() >= 1 })
+			pkts := rec.snapshot()
+			if !pkts[0].Config || pkts[0].PTS != 0 || !pkts[1].KeyFrame || pkts[1].Config {
+				t.Fatalf("first packets: config %v key %v, then config %v key %v; want a config packet then a key frame",
+					pkts[0].Config, pkts[0].KeyFrame, pkts[1].Config, pkts[1].KeyFrame)
+			}
+			if pkts[1].Width != shot.Width || pkts[1].Height != shot.Height {
+				t.Errorf("key frame size %dx%d; want %dx%d", pkts[1].Width, pkts[1].Height, shot.Width, shot.Height)
+			}
+
+			t.Run("decodes", func(t *testing.T) {
+				ffmpeg := needFFmpeg(t)
+				cmd := exec.Command(ffmpeg, "-loglevel", "error", "-f", "h264", "-i", "pipe:0", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1")
+				cmd.Stdin = bytes.NewReader(append(append([]byte(nil), pkts[0].Data...), pkts[1].Data...))
+				var errb bytes.Buffer
+				cmd.Stderr = &errb
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("ffmpeg: %v: %s", err, errb.String())
+				}
+				if want := shot.Width * shot.Height * 3; len(out) != want {
+					t.Errorf("ffmpeg decoded %d bytes; want %d (%dx%d RGB)", len(out), want, shot.Width, shot.Height)
+				}
+			})
+
+			t.Run("reset video", func(t *testing.T) {
+				k := rec.keys()
+				if err := c.ResetVideo(); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "a key frame after reset video", func() bool { return rec.keys() > k })
+			})
+
+			t.Run("tap opens settings", func(t *testing.T) {
+				tapOn(t, c, d, "Settings")
+				waitFor(t, "Settings in front", func() bool { return screen(t, d).App.ID == "com.android.settings" })
+				if err := c.Key(scrcpy.KeycodeHome); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "the launcher", func() bool { return screen(t, d).App.ID != "com.android.settings" })
+			})
+
+			t.Run("text", func(t *testing.T) {
+				tapOn(t, c, d, "Notes")
+				waitFor(t, "Notes", func() bool { _, ok := find(screen(t, d), "new_note"); return ok })
+				tapOn(t, c, d, "new_note")
+				waitFor(t, "the note field", func() bool { _, ok := find(screen(t, d), "edit_note_text"); return ok })
+				tapOn(t, c, d, "edit_note_text")
+				waitFor(t, "focus", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Focused })
+				if err := c.Text("hello"); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "typed text", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Text == "hello" })
+
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := c.SetClipboard(ctx, "before", false); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.PasteText(ctx, " wörld ✓"); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "pasted text", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Text == "hello wörld ✓" })
+				if got, err := c.Clipboard(ctx); err != nil || got != "before" {
+					t.Errorf("Clipboard() after PasteText = %q, %v; want the old clipboard back", got, err)
+				}
+			})
+
+			t.Run("rotation", func(t *testing.T) {
+				if err := c.Send(scrcpy.RotateDevice{}); err != nil {
+					t.Fatal(err)
+				}
+				waitFor(t, "the server's warning", func() bool { return strings.Contains(srv.stderr.String(), "Rotation is not supported") })
+				t.Skip("the sim phone does not rotate: size changes are tested in package scrcpy with synthetic streams")
+			})
+		})
+	}
+}
+
+func TestServeSwipe(t *testing.T) {
+	d := newSim(t)
+	o := scrcpy.DefaultOptions()
+	c, _ := start(t, d, "4.1", o)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go c.Stream(ctx, func(sdk.VideoPacket) error { return nil })
+	// Pull the notification shade down from the top edge.
+	w, h := c.VideoSize()
+	if err := c.Swipe(ctx, sdk.Point{X: w / 2, Y: 1}, sdk.Point{X: w / 2, Y: h / 2}, 150*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the notification shade", func() bool { _, ok := find(screen(t, d), "notification_panel"); return ok })
+	if err := c.Send(scrcpy.CollapsePanels{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the shade closed", func() bool { _, ok := find(screen(t, d), "notification_panel"); return !ok })
+}
+
+func TestServeRejects(t *testing.T) {
+	d := newSim(t)
+	tests := []struct {
+		name, want string
+		args       []string
+	}{
+		{"unknown version", "[server] ERROR: The server version (4.1) does not match the client (5.0)\n", []string{"5.0", "tunnel_forward=true"}},
+		{"no version", "[server] ERROR: Missing client version\n", nil},
+		{"reverse tunnel", "[server] ERROR: Reverse tunnel is not supported", []string{"3.3.4"}},
+		{"codec", "[server] ERROR: Could not find encoder for av1", []string{"4.1", "tunnel_forward=true", "video_codec=av1"}},
+		{"not key=value", `[server] ERROR: Invalid key=value pair: "oops"`, []string{"4.1", "oops"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lis, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lis.Close()
+			var stdout, stderr syncBuf
+			err = Serve(context.Background(), tt.args, lis, d, android, &stdout, &stderr)
+			if !errors.Is(err, ErrUsage) {
+				t.Errorf("Serve error = %v; want ErrUsage", err)
+			}
+			if !strings.HasPrefix(stderr.String(), tt.want) {
+				t.Errorf("stderr = %q; want it to start with %q", stderr.String(), tt.want)
+			}
+		})
+	}
+	// The client refuses the version before starting anything.
+	if _, err := scrcpy.ServerArgs("5.0", scrcpy.DefaultOptions()); !errors.Is(err, scrcpy.ErrUnsupportedVersion) {
+		t.Errorf("ServerArgs(5.0) error = %v; want ErrUnsupportedVersion", err)
+	}
+	if _, err := scrcpy.Connect("5.0", nil, nil); !errors.Is(err, scrcpy.ErrUnsupportedVersion) || !strings.Contains(err.Error(), "3.x, 4.x") {
+		t.Errorf("Connect(5.0) error = %v; want ErrUnsupportedVersion naming 3.x and 4.x", err)
+	}
+}
+
+func TestServeUnknownOptionWarns(t *testing.T) {
+	d := newSim(t)
+	o := scrcpy.DefaultOptions()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuf
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, []string{"3.3.4", "tunnel_forward=true", "audio=false", "send_stream_meta=false", "frobnicate=1", "scid=" + o.SCID.String()}, lis, d, android, &stdout, &stderr)
+	}()
+	waitFor(t, "the device line", func() bool { return strings.Contains(stdout.String(), "Device:") })
+	cancel() // ends the accept: Serve returns
+	if err := <-done; err != nil {
+		t.Errorf("Serve after cancel = %v; want nil", err)
+	}
+	for _, want := range []string{"[server] WARN: Unknown server option: send_stream_meta\n", "[server] WARN: Unknown server option: frobnicate\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr = %q; want it to contain %q", stderr.String(), want)
+		}
+	}
+}

@@ -1,0 +1,461 @@
+package scrcpyd
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// Codec ids of the stream header.
+const (
+	codecDisabled = 0
+	codecH264     = 0x68323634
+)
+
+// Gesture thresholds: a finger that moves less than slop taps (or long-presses
+// when held for longPress); one that moves further swipes.
+const (
+	longPress   = 500 * time.Millisecond
+	slopDivisor = 40 // slop is the screen's width / slopDivisor
+)
+
+// session is one server run: its sockets and the phone they drive.
+type session struct {
+	o        options
+	log      *logger
+	drv      sdk.Driver
+	streamer sdk.Streamer
+	device   string
+
+	video, audio, control net.Conn
+	wmu                   sync.Mutex // one device message at a time on control
+
+	mu       sync.Mutex // guards the fields below
+	vw, vh   int        // the current video size: touch events must name it
+	clip     string
+	pointers map[uint64]*gesture
+}
+
+// gesture is a finger on the screen, in video coordinates.
+type gesture struct {
+	from, at sdk.Point
+	down     time.Time
+}
+
+// accept takes the connections in scrcpy's order (video, audio, control),
+// writes the dummy byte on the first, then closes lis as the real server
+// closes its LocalServerSocket.
+func (s *session) accept(ctx context.Context, lis net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { lis.Close() })
+	defer stop()
+	defer lis.Close()
+	dummy := s.o.sendDummyByte
+	for _, c := range []struct {
+		on   bool
+		conn *net.Conn
+	}{{s.o.video, &s.video}, {s.o.audio, &s.audio}, {s.o.control, &s.control}} {
+		if !c.on {
+			continue
+		}
+		conn, err := lis.Accept()
+		if err != nil {
+			s.closeAll()
+			return fmt.Errorf("scrcpy server: accept: %w", err)
+		}
+		*c.conn = conn
+		if dummy {
+			dummy = false
+			if _, err := conn.Write([]byte{0}); err != nil {
+				s.closeAll()
+				return fmt.Errorf("scrcpy server: dummy byte: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *session) first() net.Conn {
+	for _, c := range []net.Conn{s.video, s.audio, s.control} {
+		if c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+func (s *session) closeAll() {
+	for _, c := range []net.Conn{s.video, s.audio, s.control} {
+		if c != nil {
+			c.Close()
+		}
+	}
+}
+
+// run serves the accepted connections until one side ends.
+func (s *session) run(ctx context.Context, dev sdk.Device) error {
+	first := s.first()
+	if first == nil {
+		return nil // nothing to serve: the real server exits at once too
+	}
+	if s.o.sendDeviceMeta {
+		var meta [scrcpy.DeviceNameLength]byte
+		copy(meta[:], truncateUTF8(dev.Model, scrcpy.DeviceNameLength-1))
+		if _, err := first.Write(meta[:]); err != nil {
+			return nil // the client left
+		}
+	}
+	if s.o.powerOn {
+		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil && !scr.ScreenOn {
+			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	if s.audio != nil {
+		s.log.log(levelWarn, "Audio disabled: the virtual phone has no audio capture")
+		if s.o.sendStreamMeta {
+			s.audio.Write(binary.BigEndian.AppendUint32(nil, codecDisabled))
+		}
+		wg.Go(func() { io.Copy(io.Discard, s.audio); cancel() })
+	}
+	if s.video != nil {
+		wg.Go(func() { errc <- s.streamVideo(ctx); cancel() })
+	}
+	if s.control != nil {
+		wg.Go(func() { errc <- s.controlLoop(ctx); cancel() })
+	}
+	<-ctx.Done()
+	s.closeAll() // unblocks the readers and writers
+	wg.Wait()
+	close(errc)
+	var errs []error
+	for err := range errc {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// truncateUTF8 cuts s to at most n bytes on a character boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// streamVideo writes the phone's video with the framing of the version:
+//
+//	3.x: codec id, width, height once; then packets with bit 63 = config, bit 62 = key frame.
+//	4.x: codec id once; a session packet (bit 31 of the first u32 set, width,
+//	     height) before the first packet of each size; packets with bit 62 =
+//	     config, bit 61 = key frame.
+func (s *session) streamVideo(ctx context.Context) error {
+	v4 := s.o.version.Major >= 4
+	started := false
+	var buf []byte
+	send := func(p sdk.VideoPacket) error {
+		buf = buf[:0]
+		be := binary.BigEndian
+		s.mu.Lock()
+		resized := !started || p.Width != s.vw || p.Height != s.vh
+		s.vw, s.vh = p.Width, p.Height
+		s.mu.Unlock()
+		if !started && s.o.sendStreamMeta {
+			buf = be.AppendUint32(buf, codecH264)
+			if !v4 {
+				buf = be.AppendUint32(buf, uint32(p.Width))
+				buf = be.AppendUint32(buf, uint32(p.Height))
+			}
+		}
+		started = true
+		if v4 && resized && s.o.sendStreamMeta {
+			buf = be.AppendUint32(buf, 1<<31)
+			buf = be.AppendUint32(buf, uint32(p.Width))
+			buf = be.AppendUint32(buf, uint32(p.Height))
+		}
+		if s.o.sendFrameMeta {
+			var h uint64
+			pts := uint64(p.PTS / time.Microsecond)
+			switch {
+			case p.Config && v4:
+				h = 1 << 62
+			case p.Config:
+				h = 1 << 63
+			case v4:
+				h = pts & (1<<61 - 1)
+				if p.KeyFrame {
+					h |= 1 << 61
+				}
+			default:
+				h = pts & (1<<62 - 1)
+				if p.KeyFrame {
+					h |= 1 << 62
+				}
+			}
+			buf = be.AppendUint64(buf, h)
+			buf = be.AppendUint32(buf, uint32(len(p.Data)))
+		}
+		buf = append(buf, p.Data...)
+		_, err := s.video.Write(buf)
+		return err
+	}
+	req := sdk.VideoRequest{DeviceID: s.device, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
+	err := s.streamer.StreamVideo(ctx, req, send)
+	if err == nil || ctx.Err() != nil || isClosed(err) {
+		return nil
+	}
+	s.log.log(levelError, "Encoding error: %v", err)
+	return fmt.Errorf("scrcpy server: video: %w", err)
+}
+
+// isClosed reports whether err says the client went away.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed) ||
+		strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "connection reset")
+}
+
+// controlLoop applies control messages until the socket closes. A message
+// it cannot parse stops the controller, as in the real server; video goes on.
+func (s *session) controlLoop(ctx context.Context) error {
+	r := bufio.NewReader(s.control)
+	for {
+		m, err := scrcpy.ReadMessage(r, s.o.version)
+		if err != nil {
+			if errors.Is(err, scrcpy.ErrProtocol) {
+				s.log.log(levelError, "Control protocol error: %v", err)
+				<-ctx.Done()
+			}
+			return nil
+		}
+		if err := s.apply(ctx, m); err != nil {
+			return nil // the client left while we answered
+		}
+	}
+}
+
+// apply performs one control message. Only a failure to answer the client
+// is returned: injection failures are logged, as Android drops them.
+func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
+	switch m := m.(type) {
+	case scrcpy.InjectKeycode:
+		if m.Action != scrcpy.KeyActionUp {
+			return nil // the virtual phone presses a key on its release
+		}
+		if k, ok := scrcpy.KeyOf(m.Keycode); ok {
+			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: k})
+		} else if c := scrcpy.KeycodeChar(m.Keycode, m.MetaState); c != "" {
+			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: c})
+		} else {
+			s.log.log(levelDebug, "Keycode %d has no effect on the virtual phone", m.Keycode)
+		}
+	case scrcpy.InjectText:
+		s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.Text})
+	case scrcpy.InjectTouch:
+		s.touch(ctx, m)
+	case scrcpy.InjectScroll:
+		s.scroll(ctx, m)
+	case scrcpy.BackOrScreenOn:
+		scr, err := s.drv.Screen(ctx, s.device, 0)
+		switch {
+		case err == nil && !scr.ScreenOn:
+			if m.Action == scrcpy.KeyActionDown {
+				s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
+			}
+		case m.Action == scrcpy.KeyActionUp:
+			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
+		}
+	case scrcpy.ExpandNotificationPanel, scrcpy.ExpandSettingsPanel:
+		if w, h, ok := s.screenSize(ctx); ok {
+			s.act(ctx, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: w / 2, Y: 1}, To: sdk.Point{X: w / 2, Y: h / 2}})
+		}
+	case scrcpy.CollapsePanels:
+		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil && hasPanel(scr) {
+			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
+		}
+	case scrcpy.GetClipboard:
+		s.mu.Lock()
+		text := s.clip
+		s.mu.Unlock()
+		return s.reply(scrcpy.DeviceClipboard{Text: text})
+	case scrcpy.SetClipboard:
+		s.mu.Lock()
+		s.clip = m.Text
+		s.mu.Unlock()
+		if m.Paste && m.Text != "" {
+			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.Text})
+		}
+		if m.Sequence != 0 {
+			return s.reply(scrcpy.AckClipboard{Sequence: m.Sequence})
+		}
+	case scrcpy.SetDisplayPower:
+		if m.On {
+			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
+		} else {
+			s.log.log(levelInfo, "Display power off is not simulated: the virtual screen stays on")
+		}
+	case scrcpy.RotateDevice:
+		s.log.log(levelWarn, "Rotation is not supported by the virtual phone")
+	case scrcpy.ResetVideo:
+		if s.streamer != nil {
+			if err := s.streamer.RequestKeyFrame(ctx, s.device, 0); err != nil {
+				s.log.log(levelDebug, "Could not reset video: %v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// hasPanel reports whether the notification shade is open.
+func hasPanel(scr *sdk.Screen) bool {
+	for _, e := range scr.Elements {
+		if strings.HasSuffix(e.ResourceID, "notification_panel") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) reply(m scrcpy.DeviceMessage) error {
+	b, err := scrcpy.MarshalDevice(m)
+	if err != nil {
+		s.log.log(levelWarn, "Could not send device message: %v", err)
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = s.control.Write(b)
+	return err
+}
+
+// act performs a on the phone, logging a failure.
+func (s *session) act(ctx context.Context, a sdk.Action) {
+	if _, err := s.drv.Act(ctx, s.device, a); err != nil && ctx.Err() == nil {
+		s.log.log(levelDebug, "Could not inject %s: %v", a.Kind, err)
+	}
+}
+
+// screenSize is the phone's screen size in its current orientation.
+func (s *session) screenSize(ctx context.Context) (int, int, bool) {
+	scr, err := s.drv.Screen(ctx, s.device, 0)
+	if err != nil || scr.Width <= 0 || scr.Height <= 0 {
+		return 0, 0, false
+	}
+	return scr.Width, scr.Height, true
+}
+
+// position checks an event's frame against the video size, as PositionMapper
+// does: an event made for another size (before a rotation) is dropped.
+func (s *session) position(x, y int32, w, h uint16) (sdk.Point, bool) {
+	s.mu.Lock()
+	vw, vh := s.vw, s.vh
+	s.mu.Unlock()
+	if int(w) != vw || int(h) != vh {
+		s.log.log(levelVerbose, "Ignore positional event generated for size %dx%d (current size is %dx%d)", w, h, vw, vh)
+		return sdk.Point{}, false
+	}
+	return sdk.Point{X: int(x), Y: int(y)}, true
+}
+
+// toScreen maps a point of the video frame to the phone's screen.
+func toScreen(p sdk.Point, vw, vh, sw, sh int) sdk.Point {
+	x := min(max(p.X*sw/vw, 0), sw-1)
+	y := min(max(p.Y*sh/vh, 0), sh-1)
+	return sdk.Point{X: x, Y: y}
+}
+
+// touch follows each finger; when it lifts, the whole gesture becomes one
+// action: a tap, a long press, or a swipe.
+func (s *session) touch(ctx context.Context, m scrcpy.InjectTouch) {
+	pt, ok := s.position(m.X, m.Y, m.Width, m.Height)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	if s.pointers == nil {
+		s.pointers = map[uint64]*gesture{}
+	}
+	g := s.pointers[m.PointerID]
+	switch m.Action {
+	case scrcpy.MotionDown:
+		s.pointers[m.PointerID] = &gesture{from: pt, at: pt, down: time.Now()}
+		g = nil
+	case scrcpy.MotionMove:
+		if g != nil {
+			g.at = pt
+		}
+		g = nil
+	case scrcpy.MotionUp:
+		if g != nil {
+			g.at = pt
+		}
+		delete(s.pointers, m.PointerID)
+	default:
+		delete(s.pointers, m.PointerID)
+		g = nil
+	}
+	s.mu.Unlock()
+	if g == nil {
+		return
+	}
+	sw, sh, ok := s.screenSize(ctx)
+	if !ok {
+		return
+	}
+	from := toScreen(g.from, int(m.Width), int(m.Height), sw, sh)
+	to := toScreen(g.at, int(m.Width), int(m.Height), sw, sh)
+	held := time.Since(g.down)
+	slop := max(sw/slopDivisor, 1)
+	dx, dy := to.X-from.X, to.Y-from.Y
+	switch {
+	case dx*dx+dy*dy > slop*slop:
+		s.act(ctx, sdk.Action{Kind: sdk.ActSwipe, Point: from, To: to, Duration: held})
+	case held >= longPress:
+		s.act(ctx, sdk.Action{Kind: sdk.ActLongPress, Point: from, Duration: held})
+	default:
+		s.act(ctx, sdk.Action{Kind: sdk.ActTap, Point: from})
+	}
+}
+
+// scroll turns a wheel event into a scroll action at its position.
+func (s *session) scroll(ctx context.Context, m scrcpy.InjectScroll) {
+	pt, ok := s.position(m.X, m.Y, m.Width, m.Height)
+	if !ok {
+		return
+	}
+	sw, sh, ok := s.screenSize(ctx)
+	if !ok {
+		return
+	}
+	a := sdk.Action{Kind: sdk.ActScroll, Point: toScreen(pt, int(m.Width), int(m.Height), sw, sh), HasPoint: true}
+	// Android's wheel: positive VSCROLL shows what is above, positive HSCROLL what is right.
+	var amount float32
+	switch {
+	case m.VScroll > 0:
+		a.Direction, amount = sdk.ScrollUp, m.VScroll
+	case m.VScroll < 0:
+		a.Direction, amount = sdk.ScrollDown, -m.VScroll
+	case m.HScroll > 0:
+		a.Direction, amount = sdk.ScrollRight, m.HScroll
+	case m.HScroll < 0:
+		a.Direction, amount = sdk.ScrollLeft, -m.HScroll
+	default:
+		return
+	}
+	a.Amount = min(max(int(amount*150), 50), 1000) // one wheel step: 15% of the screen
+	s.act(ctx, a)
+}
