@@ -192,12 +192,6 @@ func refused(err error) bool {
 // startServer runs "adb start-server" for the client's address, once at a
 // time; a caller that waited finds the server up and returns.
 func (c *Client) startServer(ctx context.Context) error {
-	c.startMu.Lock()
-	defer c.startMu.Unlock()
-	if nc, err := c.dial(ctx); err == nil {
-		nc.Close()
-		return nil
-	}
 	if c.noStart {
 		return fmt.Errorf("%w at %s (starting it is turned off)", ErrServerNotRunning, c.spec)
 	}
@@ -209,6 +203,12 @@ func (c *Client) startServer(ctx context.Context) error {
 		args = []string{"-P", c.port}
 	default:
 		return fmt.Errorf("%w at %s (a remote server is not started from here)", ErrServerNotRunning, c.spec)
+	}
+	c.startMu.Lock()
+	defer c.startMu.Unlock()
+	if nc, err := c.dial(ctx); err == nil {
+		nc.Close()
+		return nil
 	}
 	path, err := exec.LookPath(c.adbPath)
 	if err != nil {
@@ -262,7 +262,7 @@ func (cn *conn) status(req string) error {
 	var b [4]byte
 	if _, err := io.ReadFull(cn, b[:]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return cn.err(protoErrorf("adb %s: the server closed the connection without a reply", req))
+			return cn.err(fmt.Errorf("adb %s: the server closed the connection without a reply: %w", req, errNoReply))
 		}
 		return cn.err(fmt.Errorf("adb %s: %w", req, err))
 	}
@@ -283,8 +283,11 @@ func (cn *conn) status(req string) error {
 func (cn *conn) readString(req string) (string, error) {
 	var h [4]byte
 	if _, err := io.ReadFull(cn, h[:]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return "", cn.err(protoErrorf("adb %s: the connection closed before the reply's length", req))
+		if err == io.EOF {
+			return "", cn.err(fmt.Errorf("adb %s: the server closed the connection: %w", req, errClosed))
+		}
+		if err == io.ErrUnexpectedEOF {
+			return "", cn.err(protoErrorf("adb %s: the connection closed inside the reply's length", req))
 		}
 		return "", cn.err(fmt.Errorf("adb %s: %w", req, err))
 	}

@@ -86,6 +86,13 @@ func classify(msg string) error {
 	return nil
 }
 
+// errNoReply is an ErrProtocol for a connection closed before the status.
+var errNoReply = fmt.Errorf("%w", ErrProtocol)
+
+// errClosed is an ErrProtocol for a connection closed where a message
+// could start.
+var errClosed = fmt.Errorf("%w", ErrProtocol)
+
 // protoErrorf returns an ErrProtocol with a formatted message in front.
 func protoErrorf(format string, args ...any) error {
 	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrProtocol)

@@ -150,9 +150,10 @@ type Device struct {
 	ctx  context.Context
 	fs   *fsys
 
-	mu       sync.Mutex // guards settings and abstract
+	mu       sync.Mutex // guards settings, abstract and pin
 	settings map[string]string
 	abstract map[string]*abstractListener
+	pin      []byte // digits typed on the lock screen
 }
 
 // ID is the driver's id of the phone.

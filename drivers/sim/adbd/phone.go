@@ -110,8 +110,65 @@ func (d *Device) screen(ctx context.Context) (*sdk.Screen, error) {
 }
 
 func (d *Device) act(ctx context.Context, a sdk.Action) error {
+	if a.Kind == sdk.ActKey && (a.Key == sdk.KeyEnter || a.Key == sdk.KeyDelete) {
+		// Enter or delete after digits typed on the lock screen work on them.
+		d.mu.Lock()
+		typed := len(d.pin) > 0
+		d.mu.Unlock()
+		if typed {
+			return d.lockScreen(ctx, a)
+		}
+	}
 	_, err := d.cfg.Driver.Act(ctx, d.id, a)
+	if errors.Is(err, sdk.ErrLocked) {
+		return d.lockScreen(ctx, a)
+	}
 	return err
+}
+
+// lockScreen is input on the lock screen, as a real phone takes it: a
+// swipe or a tap brings up the PIN pad (nothing to do here), typed digits
+// go into the PIN field, delete removes one, and Enter tries the PIN: a
+// wrong one clears the field and the phone stays locked, as on a phone.
+func (d *Device) lockScreen(ctx context.Context, a sdk.Action) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case a.Kind == sdk.ActTap || a.Kind == sdk.ActSwipe || a.Kind == sdk.ActLongPress:
+		return nil
+	case a.Kind == sdk.ActType:
+		for _, r := range a.Text {
+			if r >= '0' && r <= '9' {
+				d.pin = append(d.pin, byte(r))
+			}
+		}
+		if a.Submit {
+			return d.tryPIN(ctx)
+		}
+		return nil
+	case a.Kind == sdk.ActKey && a.Key == sdk.KeyDelete:
+		if len(d.pin) > 0 {
+			d.pin = d.pin[:len(d.pin)-1]
+		}
+		return nil
+	case a.Kind == sdk.ActKey && a.Key == sdk.KeyEnter:
+		return d.tryPIN(ctx)
+	}
+	return fmt.Errorf("device %q: %s: %w", d.id, a.Kind, sdk.ErrLocked)
+}
+
+// tryPIN unlocks with the PIN typed on the lock screen; d.mu is held.
+func (d *Device) tryPIN(ctx context.Context) error {
+	pin := string(d.pin)
+	d.pin = d.pin[:0]
+	u, ok := d.cfg.Driver.(sdk.Unlocker)
+	if !ok || pin == "" {
+		return nil
+	}
+	if err := u.Unlock(ctx, d.id, pin); err != nil && !errors.Is(err, sdk.ErrWrongPIN) {
+		return err
+	}
+	return nil
 }
 
 // reportErr prints a driver error the way Android tools print exceptions.

@@ -268,3 +268,22 @@ func lookup(ctx context.Context, drv sdk.Driver, id string) (sdk.Device, error) 
 	}
 	return dev, nil
 }
+
+// SocketName is the local abstract socket a server started with args
+// listens on: "scrcpy_" and its scid in 8 hex digits, or "scrcpy" without
+// one, as the real server names it.
+func SocketName(args []string) (string, error) {
+	for _, arg := range args {
+		if v, ok := strings.CutPrefix(arg, "scid="); ok {
+			n, err := strconv.ParseInt(v, 16, 32)
+			if err != nil || n < -1 {
+				return "", fmt.Errorf("Invalid scid: %s", v)
+			}
+			if n <= 0 {
+				return "scrcpy", nil
+			}
+			return fmt.Sprintf("scrcpy_%08x", n), nil
+		}
+	}
+	return "scrcpy", nil
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/drivers/sim/scrcpyd"
 )
 
 func main() {
@@ -56,7 +57,12 @@ func run(log *slog.Logger) error {
 func serveADB(log *slog.Logger, d *sim.Driver, addr, device string, unauthorized bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := adbd.Listen(addr, adbd.Config{Driver: d, DeviceID: device, Unauthorized: unauthorized, Logger: log})
+	srv, err := adbd.Listen(addr, adbd.Config{
+		Driver: d, DeviceID: device, Unauthorized: unauthorized, Logger: log,
+		// app_process runs the scrcpy server, the way the Android driver
+		// starts it on a real phone.
+		AppProcess: scrcpyd.AppProcess(d),
+	})
 	if err != nil {
 		return err
 	}

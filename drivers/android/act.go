@@ -1,0 +1,362 @@
+package android
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/android/adb"
+	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// Android key codes the driver sends itself.
+const (
+	keyWakeup  = 224
+	keyEnter   = 66
+	keyDel     = 67
+	keyA       = 29
+	keyMoveEnd = 123
+	metaCtrlOn = 0x1000
+)
+
+// Act implements sdk.Driver.
+func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActResult, error) {
+	p, dev, err := d.phone(ctx, serial)
+	if err != nil {
+		return sdk.ActResult{}, err
+	}
+	if a.DisplayID != 0 {
+		return sdk.ActResult{}, sdk.Invalid("display %d: this driver acts on display 0", a.DisplayID)
+	}
+	switch a.Kind {
+	case sdk.ActLaunch:
+		return sdk.ActResult{}, launch(ctx, dev, a.AppID)
+	case sdk.ActStop:
+		if err := checkPackage(a.AppID); err != nil {
+			return sdk.ActResult{}, err
+		}
+		_, err := shell(ctx, dev, "am force-stop "+a.AppID)
+		return sdk.ActResult{}, err
+	case sdk.ActOpenURL:
+		return sdk.ActResult{}, openURL(ctx, dev, a.URL)
+	}
+	p.ctlMu.Lock()
+	defer p.ctlMu.Unlock()
+	s, err := d.control(ctx, p, dev, -1)
+	if errors.Is(err, sdk.ErrUnsupported) {
+		// No scrcpy server on this computer: adb shell input, slower.
+		return sdk.ActResult{Detail: "adb shell input"}, shellInput(ctx, dev, a)
+	}
+	if err != nil {
+		return sdk.ActResult{}, err
+	}
+	err = d.inject(ctx, s, a)
+	if err != nil && !s.alive() {
+		// The server died under the action: start it again, once.
+		if s, err = d.control(ctx, p, dev, -1); err != nil {
+			return sdk.ActResult{}, err
+		}
+		err = d.inject(ctx, s, a)
+	}
+	return sdk.ActResult{}, err
+}
+
+// inject performs a through scrcpy's control socket.
+func (d *Driver) inject(ctx context.Context, s *session, a sdk.Action) error {
+	c := s.c
+	switch a.Kind {
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe:
+		if err := s.onScreen(a.Point); err != nil {
+			return err
+		}
+	}
+	if a.Kind == sdk.ActSwipe {
+		if err := s.onScreen(a.To); err != nil {
+			return err
+		}
+	}
+	if a.Kind == sdk.ActScroll && a.HasPoint {
+		if err := s.onScreen(a.Point); err != nil {
+			return err
+		}
+	}
+	pt := func(p sdk.Point) (int, int) { return s.point(p) }
+	switch a.Kind {
+	case sdk.ActTap:
+		x, y := pt(a.Point)
+		return c.Tap(x, y)
+	case sdk.ActDoubleTap:
+		x, y := pt(a.Point)
+		if err := c.Tap(x, y); err != nil {
+			return err
+		}
+		time.Sleep(80 * time.Millisecond)
+		return c.Tap(x, y)
+	case sdk.ActLongPress:
+		x, y := pt(a.Point)
+		return c.LongPress(ctx, x, y, a.Duration)
+	case sdk.ActSwipe:
+		x1, y1 := pt(a.Point)
+		x2, y2 := pt(a.To)
+		dur := a.Duration
+		if dur == 0 {
+			dur = 300 * time.Millisecond
+		}
+		return c.Swipe(ctx, sdk.Point{X: x1, Y: y1}, sdk.Point{X: x2, Y: y2}, dur)
+	case sdk.ActScroll:
+		from, to, err := scrollLine(s, a)
+		if err != nil {
+			return err
+		}
+		return c.Swipe(ctx, from, to, 300*time.Millisecond)
+	case sdk.ActKey:
+		code, ok := scrcpy.Keycode(a.Key)
+		if !ok {
+			return sdk.Invalid("key %q has no Android key code", a.Key)
+		}
+		return c.Key(code)
+	case sdk.ActType:
+		return typeText(ctx, c, a)
+	}
+	return sdk.Invalid("action %q", a.Kind)
+}
+
+// typeText types a's text: ASCII as injected text, the rest through the
+// clipboard (pasted, then the old clipboard put back).
+func typeText(ctx context.Context, c *scrcpy.Client, a sdk.Action) error {
+	if a.Replace {
+		// Select all, then delete: the field's old text goes.
+		if err := c.Send(scrcpy.InjectKeycode{Action: scrcpy.KeyActionDown, Keycode: keyA, MetaState: metaCtrlOn}); err != nil {
+			return err
+		}
+		if err := c.Send(scrcpy.InjectKeycode{Action: scrcpy.KeyActionUp, Keycode: keyA, MetaState: metaCtrlOn}); err != nil {
+			return err
+		}
+		if err := c.Key(keyDel); err != nil {
+			return err
+		}
+	}
+	if a.Text != "" {
+		var err error
+		if isASCII(a.Text) {
+			err = c.Text(a.Text)
+		} else {
+			err = c.PasteText(ctx, a.Text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.Submit {
+		return c.Key(keyEnter)
+	}
+	return nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// scrollLine is the swipe that scrolls: across the point (or the centre)
+// against the direction, Amount thousandths of the screen (600 by default).
+func scrollLine(s *session, a sdk.Action) (sdk.Point, sdk.Point, error) {
+	w, h := s.c.VideoSize()
+	at := sdk.Point{X: w / 2, Y: h / 2}
+	if a.HasPoint {
+		at.X, at.Y = s.point(a.Point)
+	}
+	amount := a.Amount
+	if amount == 0 {
+		amount = 600
+	}
+	dx, dy := w*amount/2000, h*amount/2000
+	clamp := func(p sdk.Point) sdk.Point {
+		return sdk.Point{X: min(max(p.X, 1), w-2), Y: min(max(p.Y, 1), h-2)}
+	}
+	switch a.Direction {
+	case sdk.ScrollDown: // content moves up: the finger goes up
+		return clamp(sdk.Point{X: at.X, Y: at.Y + dy}), clamp(sdk.Point{X: at.X, Y: at.Y - dy}), nil
+	case sdk.ScrollUp:
+		return clamp(sdk.Point{X: at.X, Y: at.Y - dy}), clamp(sdk.Point{X: at.X, Y: at.Y + dy}), nil
+	case sdk.ScrollRight:
+		return clamp(sdk.Point{X: at.X + dx, Y: at.Y}), clamp(sdk.Point{X: at.X - dx, Y: at.Y}), nil
+	case sdk.ScrollLeft:
+		return clamp(sdk.Point{X: at.X - dx, Y: at.Y}), clamp(sdk.Point{X: at.X + dx, Y: at.Y}), nil
+	}
+	return sdk.Point{}, sdk.Point{}, sdk.Invalid("scroll direction %q", a.Direction)
+}
+
+// shellInput performs a with `adb shell input`, when scrcpy cannot.
+func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
+	var cmd string
+	switch a.Kind {
+	case sdk.ActTap:
+		cmd = fmt.Sprintf("input tap %d %d", a.Point.X, a.Point.Y)
+	case sdk.ActDoubleTap:
+		cmd = fmt.Sprintf("input tap %d %d; input tap %d %d", a.Point.X, a.Point.Y, a.Point.X, a.Point.Y)
+	case sdk.ActLongPress:
+		ms := a.Duration.Milliseconds()
+		if ms == 0 {
+			ms = 800
+		}
+		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", a.Point.X, a.Point.Y, a.Point.X, a.Point.Y, ms)
+	case sdk.ActSwipe:
+		ms := a.Duration.Milliseconds()
+		if ms == 0 {
+			ms = 300
+		}
+		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", a.Point.X, a.Point.Y, a.To.X, a.To.Y, ms)
+	case sdk.ActKey:
+		code, ok := scrcpy.Keycode(a.Key)
+		if !ok {
+			return sdk.Invalid("key %q has no Android key code", a.Key)
+		}
+		cmd = fmt.Sprintf("input keyevent %d", code)
+	case sdk.ActType:
+		var parts []string
+		if a.Replace {
+			// To the end, then delete back: input has no select-all before
+			// Android 13's keycombination.
+			parts = append(parts, fmt.Sprintf("input keyevent %d", keyMoveEnd), "input keyevent"+strings.Repeat(fmt.Sprintf(" %d", keyDel), 100))
+		}
+		if a.Text != "" {
+			t, ok := InputText(a.Text)
+			if !ok {
+				return sdk.Errorf(sdk.ErrUnsupported, "adb shell input cannot type %q (only ASCII); install scrcpy so that its server types it", a.Text)
+			}
+			parts = append(parts, "input text "+t)
+		}
+		if a.Submit {
+			parts = append(parts, fmt.Sprintf("input keyevent %d", keyEnter))
+		}
+		cmd = strings.Join(parts, "; ")
+	case sdk.ActScroll:
+		return sdk.Errorf(sdk.ErrUnsupported, "scroll needs the scrcpy server on this computer")
+	default:
+		return sdk.Invalid("action %q", a.Kind)
+	}
+	if cmd == "" {
+		return nil
+	}
+	_, err := shell(ctx, dev, cmd)
+	return err
+}
+
+// checkPackage refuses what is not an Android package name (it goes into a
+// shell command).
+func checkPackage(pkg string) error {
+	if pkg == "" {
+		return sdk.Invalid("app id is empty")
+	}
+	for _, r := range pkg {
+		if !(r == '.' || r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return sdk.Invalid("app id %q is not an Android package name", pkg)
+		}
+	}
+	return nil
+}
+
+// launch starts an app's launcher activity with monkey.
+func launch(ctx context.Context, dev *adb.Device, pkg string) error {
+	if err := checkPackage(pkg); err != nil {
+		return err
+	}
+	out, err := shell(ctx, dev, "monkey --pct-syskeys 0 -p "+pkg+" -c android.intent.category.LAUNCHER 1")
+	if err != nil && !strings.Contains(err.Error(), "No activities found") {
+		return err
+	}
+	if err != nil || strings.Contains(string(out), "No activities found") || strings.Contains(string(out), "monkey aborted") {
+		return sdk.Errorf(sdk.ErrAppNotFound, "no launchable app %q on %s", pkg, dev.Serial())
+	}
+	return nil
+}
+
+// openURL opens a URL with a VIEW intent.
+func openURL(ctx context.Context, dev *adb.Device, url string) error {
+	if url == "" || strings.ContainsAny(url, " \t\n'\"`$\\;&|<>") {
+		return sdk.Invalid("URL %q", url)
+	}
+	out, err := shell(ctx, dev, "am start -a android.intent.action.VIEW -d '"+url+"'")
+	if err != nil {
+		return err
+	}
+	if strings.Contains(string(out), "unable to resolve") || strings.Contains(string(out), "Error:") {
+		return sdk.Errorf(sdk.ErrUnsupported, "no app on %s opens %s", dev.Serial(), url)
+	}
+	return nil
+}
+
+// Wake implements sdk.Waker with the wake-up key.
+func (d *Driver) Wake(ctx context.Context, serial string) error {
+	_, dev, err := d.phone(ctx, serial)
+	if err != nil {
+		return err
+	}
+	_, err = shell(ctx, dev, fmt.Sprintf("input keyevent %d", keyWakeup))
+	return err
+}
+
+// Unlock implements sdk.Unlocker: wake, swipe up, type the PIN with key
+// events, confirm, then check the lock state. The PIN is never logged.
+func (d *Driver) Unlock(ctx context.Context, serial, pin string) error {
+	if pin == "" || strings.Trim(pin, "0123456789") != "" {
+		return sdk.Invalid("a PIN is digits")
+	}
+	_, dev, err := d.phone(ctx, serial)
+	if err != nil {
+		return err
+	}
+	state := func() (Lock, error) { return lockState(ctx, dev) }
+	l, err := state()
+	if err != nil {
+		return err
+	}
+	if !l.Locked {
+		return nil
+	}
+	w, h, err := screenSize(ctx, dev)
+	if err != nil {
+		return sdk.Errorf(sdk.ErrInternal, "%s: %v", serial, err)
+	}
+	cmd := fmt.Sprintf("input keyevent %d; input swipe %d %d %d %d 200; input text %s; input keyevent %d",
+		keyWakeup, w/2, h*4/5, w/2, h/5, pin, keyEnter)
+	if _, err := shell(ctx, dev, cmd); err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), pin, "****"))
+	}
+	for range 10 {
+		if l, err = state(); err != nil {
+			return err
+		}
+		if !l.Locked {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return mapErr(ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return sdk.Errorf(sdk.ErrWrongPIN, "%s is still locked after the PIN", serial)
+}
+
+// lockState reads the lock and screen state.
+func lockState(ctx context.Context, dev *adb.Device) (Lock, error) {
+	out, err := shell(ctx, dev, "dumpsys window; echo; echo __PINKY_POWER__; dumpsys power")
+	if err != nil {
+		return Lock{}, err
+	}
+	window, power, _ := strings.Cut(string(out), stateSep)
+	l := ParseLock([]byte(window), []byte(power))
+	if !l.Known {
+		return l, sdk.Errorf(sdk.ErrInternal, "%s: dumpsys says nothing of the lock", dev.Serial())
+	}
+	return l, nil
+}

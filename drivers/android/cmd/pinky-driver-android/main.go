@@ -1,0 +1,29 @@
+// Command pinky-driver-android is the Pinky driver of Android phones, a
+// plugin the gateway starts: it reaches phones through the person's adb
+// server (ANDROID_ADB_SERVER_PORT and ADB_SERVER_SOCKET are honoured, and
+// the server is started when adb is installed and none runs), and pushes
+// scrcpy's server (SCRCPY_SERVER_PATH, SCRCPY_SERVER_VERSION, or the
+// scrcpy package's) for video and fast input. See package android.
+package main
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/pinky-gateway/pinky/drivers/android"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+func main() {
+	log := sdk.Logger(slog.LevelInfo)
+	d, err := android.New(android.Config{Logger: log})
+	if err != nil {
+		log.Error("pinky-driver-android", "err", err)
+		os.Exit(1)
+	}
+	defer d.Close()
+	if err := sdk.Serve(d); err != nil {
+		log.Error("pinky-driver-android", "err", err)
+		os.Exit(1)
+	}
+}

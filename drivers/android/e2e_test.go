@@ -1,0 +1,191 @@
+package android
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/android/adb"
+	"github.com/pinky-gateway/pinky/drivers/drivertest"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/drivers/sim/scrcpyd"
+)
+
+// The end-to-end tests go the whole real way: this driver → Debian's adb
+// server (a private one on a free port, never the person's) → the virtual
+// phone's adb face, whose app_process runs a scrcpy server.
+
+// rig is one adb server with one virtual phone attached.
+type rig struct {
+	adbPort int
+	serial  string
+	sim     *sim.Driver
+	face    *adbd.Server
+	env     []string // the adb command's environment
+	scrcpy  ScrcpyServer
+}
+
+// freePort returns a TCP port nothing listens on now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// newRig starts a private adb server and a virtual phone's adb face, and
+// connects them.
+func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
+	t.Helper()
+	adbPath, err := exec.LookPath("adb")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("adb is missing: scripts/test-deps.sh installs it")
+		}
+		t.Skip("adb is missing (make test installs it)")
+	}
+	w, err := sim.DefaultWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{adbPort: freePort(t), sim: sim.New(w)}
+	t.Cleanup(func() { r.sim.Close() })
+	home := t.TempDir() // adb keeps its key in $HOME/.android
+	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))
+	cfg := adbd.Config{Driver: r.sim, DeviceID: "sim-android-1", AppProcess: scrcpyd.AppProcess(r.sim)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	r.face, err = adbd.Listen("127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.face.Close() })
+	r.adb(t, "start-server")
+	t.Cleanup(func() { exec.Command(adbPath, "-P", strconv.Itoa(r.adbPort), "kill-server").Run() })
+	r.serial = r.face.Addr().String()
+	r.adb(t, "connect", r.serial)
+	// A scrcpy server file to push: the virtual phone runs its own server
+	// whatever the bytes, at the version the driver says.
+	jar := filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(jar, []byte("not a real jar: the virtual phone serves scrcpy itself"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.scrcpy = ScrcpyServer{Path: jar, Version: "3.3.4"}
+	return r
+}
+
+// adb runs the adb command against the rig's server.
+func (r *rig) adb(t testing.TB, args ...string) string {
+	t.Helper()
+	c := exec.Command("adb", append([]string{"-P", strconv.Itoa(r.adbPort)}, args...)...)
+	c.Env = r.env
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("adb %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// driver returns the Android driver on the rig's adb server.
+func (r *rig) driver(t testing.TB) *Driver {
+	t.Helper()
+	d, err := New(Config{ADB: adb.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.adbPort), NoStart: true}, Scrcpy: r.scrcpy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	// Wait until adb has the phone online.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, _, err := d.phone(context.Background(), r.serial); err == nil {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("adb did not list %s as a device", r.serial)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConformance runs the driver conformance suite through the real adb
+// server on the virtual phone.
+func TestConformance(t *testing.T) {
+	r := newRig(t)
+	d := r.driver(t)
+	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: r.serial, PIN: "1234", SyncTimeout: 5 * time.Second}})
+}
+
+// TestReadAndTap: a read through adb gives the virtual phone's screen with
+// its app and lock state, and a tap through scrcpy opens an app.
+func TestReadAndTap(t *testing.T) {
+	r := newRig(t)
+	d := r.driver(t)
+	ctx := context.Background()
+	sc, err := d.Screen(ctx, r.serial, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.LockState != sdk.LockLocked {
+		t.Errorf("the virtual phone starts locked; the driver says %q", sc.LockState)
+	}
+	if err := d.Unlock(ctx, r.serial, "0000"); !errorsIs(err, sdk.ErrWrongPIN) {
+		t.Errorf("a wrong PIN: %v, want ErrWrongPIN", err)
+	}
+	if err := d.Unlock(ctx, r.serial, "1234"); err != nil {
+		t.Fatalf("unlock: %v", err)
+	}
+	sc, err = d.Screen(ctx, r.serial, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := r.sim.Screen(ctx, "sim-android-1", 0)
+	if sc.App.ID != want.App.ID || sc.LockState != sdk.LockUnlocked || len(sc.Elements) == 0 {
+		t.Errorf("read through adb: app %q lock %q, %d elements; the sim shows %q", sc.App.ID, sc.LockState, len(sc.Elements), want.App.ID)
+	}
+	settings := find(t, sc, "Settings")
+	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: settings}); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, r.sim, "com.android.settings")
+}
+
+func find(t testing.TB, sc *sdk.Screen, text string) sdk.Point {
+	t.Helper()
+	for _, e := range sc.Elements {
+		if e.Text == text || e.ContentDescription == text {
+			return sdk.Point{X: (e.Bounds.Left + e.Bounds.Right) / 2, Y: (e.Bounds.Top + e.Bounds.Bottom) / 2}
+		}
+	}
+	t.Fatalf("no %q on the screen", text)
+	return sdk.Point{}
+}
+
+func waitApp(t testing.TB, s *sim.Driver, app string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		sc, err := s.Screen(context.Background(), "sim-android-1", 0)
+		if err == nil && sc.App.ID == app {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the virtual phone shows %q, want %q", sc.App.ID, app)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func errorsIs(err error, target error) bool {
+	return err != nil && sdk.Category(err) == sdk.Category(target)
+}

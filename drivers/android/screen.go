@@ -1,0 +1,166 @@
+package android
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"time"
+
+	"golang.org/x/image/draw"
+
+	"github.com/pinky-gateway/pinky/drivers/android/adb"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// stateSep separates dumpsys window's output from dumpsys power's in one
+// shell call.
+const stateSep = "\n__PINKY_POWER__\n"
+
+// notIdleRetries is how many more times a dump that found the screen never
+// idle is tried.
+const notIdleRetries = 2
+
+// Screen implements sdk.Driver.
+func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.Screen, error) {
+	_, dev, err := d.phone(ctx, serial)
+	if err != nil {
+		return nil, err
+	}
+	if display != 0 {
+		return nil, sdk.Invalid("display %d: this driver reads display 0", display)
+	}
+	return readScreen(ctx, dev)
+}
+
+// readScreen reads a phone's screen: the dump, then the app in front and
+// the lock and screen state. A faster reader would replace this function.
+func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
+	var sc *sdk.Screen
+	for try := 0; ; try++ {
+		out, err := dev.ExecOutput(ctx, "uiautomator dump /dev/tty")
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		sc, err = readDump(out)
+		if errors.Is(err, ErrNotIdle) && try < notIdleRetries {
+			select {
+			case <-ctx.Done():
+				return nil, mapErr(ctx.Err())
+			case <-time.After(300 * time.Millisecond):
+			}
+			continue
+		}
+		if errors.Is(err, ErrNotIdle) {
+			return nil, sdk.Errorf(sdk.ErrBusy, "%s: %v; try again when it settles", dev.Serial(), err)
+		}
+		if err != nil {
+			return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
+		}
+		break
+	}
+	state, err := shell(ctx, dev, "dumpsys window; echo; echo __PINKY_POWER__; dumpsys power")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	window, power, _ := bytes.Cut(state, []byte(stateSep))
+	if f, err := ParseFocus(window); err == nil {
+		sc.App.ID = f.Package
+	}
+	if l := ParseLock(window, power); l.Known {
+		sc.LockState = sdk.LockUnlocked
+		if l.Locked {
+			sc.LockState = sdk.LockLocked
+		}
+		sc.ScreenOn = l.ScreenOn
+	}
+	sc.CapturedAt = time.Now()
+	return sc, nil
+}
+
+// Screenshot implements sdk.Driver with screencap's PNG, scaled and
+// re-encoded when asked.
+func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	_, dev, err := d.phone(ctx, req.DeviceID)
+	if err != nil {
+		return nil, err
+	}
+	if req.DisplayID != 0 {
+		return nil, sdk.Invalid("display %d: this driver captures display 0", req.DisplayID)
+	}
+	if req.MaxSide < 0 || req.Quality < 0 || req.Quality > 100 {
+		return nil, sdk.Invalid("max side %d, quality %d", req.MaxSide, req.Quality)
+	}
+	out, err := dev.ExecOutput(ctx, "screencap -p")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		return nil, sdk.Errorf(sdk.ErrInternal, "%s: screencap gave no PNG: %v", req.DeviceID, err)
+	}
+	return encodeImage(img, req)
+}
+
+// encodeImage scales img to req.MaxSide and encodes it as req asks.
+func encodeImage(img image.Image, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if m := req.MaxSide; m > 0 && max(w, h) > m {
+		if w >= h {
+			w, h = m, max(1, h*m/w)
+		} else {
+			w, h = max(1, w*m/h), m
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+		img = dst
+	}
+	var buf bytes.Buffer
+	format := req.Format
+	switch format {
+	case "", sdk.FormatPNG:
+		format = sdk.FormatPNG
+		if err := png.Encode(&buf, img); err != nil {
+			return nil, err
+		}
+	case sdk.FormatJPEG:
+		q := req.Quality
+		if q == 0 {
+			q = 80
+		}
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, sdk.Invalid("image format %q: png or jpeg", format)
+	}
+	return &sdk.Image{Format: format, Width: w, Height: h, Data: buf.Bytes()}, nil
+}
+
+// screenSize is the phone's screen size in its current orientation, from
+// `wm size` (the override when there is one).
+func screenSize(ctx context.Context, dev *adb.Device) (int, int, error) {
+	out, err := shell(ctx, dev, "wm size")
+	if err != nil {
+		return 0, 0, err
+	}
+	var w, h int
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		var a, b int
+		if _, err := fmt.Sscanf(string(bytes.TrimSpace(line)), "Override size: %dx%d", &a, &b); err == nil {
+			w, h = a, b
+			break
+		}
+		if _, err := fmt.Sscanf(string(bytes.TrimSpace(line)), "Physical size: %dx%d", &a, &b); err == nil {
+			w, h = a, b
+		}
+	}
+	if w <= 0 || h <= 0 {
+		return 0, 0, fmt.Errorf("wm size gave no size: %q", out)
+	}
+	return w, h, nil
+}

@@ -1,0 +1,365 @@
+package android
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/android/adb"
+	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// ScrcpyServer is the scrcpy server on this computer: the file pushed to
+// phones and its exact version (the server refuses any other).
+type ScrcpyServer struct {
+	Path    string
+	Version string
+}
+
+// scrcpyServerPaths are where the scrcpy package installs its server.
+var scrcpyServerPaths = []string{
+	"/usr/share/scrcpy/scrcpy-server",
+	"/usr/local/share/scrcpy/scrcpy-server",
+	"/opt/homebrew/share/scrcpy/scrcpy-server",
+	"/usr/local/Cellar/scrcpy/scrcpy-server",
+	"/snap/scrcpy/current/usr/share/scrcpy/scrcpy-server",
+}
+
+// ErrNoScrcpyServer means no scrcpy server was found on this computer.
+var ErrNoScrcpyServer = errors.New("no scrcpy server found")
+
+// FindScrcpyServer finds the scrcpy server: $SCRCPY_SERVER_PATH, then the
+// scrcpy package's install locations. Its version is
+// $SCRCPY_SERVER_VERSION, else the first line of `scrcpy --version`.
+func FindScrcpyServer() (ScrcpyServer, error) {
+	var s ScrcpyServer
+	if p := os.Getenv("SCRCPY_SERVER_PATH"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return s, fmt.Errorf("SCRCPY_SERVER_PATH: %w", err)
+		}
+		s.Path = p
+	} else {
+		for _, p := range scrcpyServerPaths {
+			if _, err := os.Stat(p); err == nil {
+				s.Path = p
+				break
+			}
+		}
+	}
+	if s.Path == "" {
+		return s, fmt.Errorf("%w: set SCRCPY_SERVER_PATH or install scrcpy (looked in %s)", ErrNoScrcpyServer, strings.Join(scrcpyServerPaths, ", "))
+	}
+	s.Version = os.Getenv("SCRCPY_SERVER_VERSION")
+	if s.Version == "" {
+		out, err := exec.Command("scrcpy", "--version").Output()
+		if err == nil {
+			// "scrcpy 3.1 <https://github.com/Genymobile/scrcpy>"
+			if f := strings.Fields(firstLine(string(out))); len(f) >= 2 && f[0] == "scrcpy" {
+				s.Version = f[1]
+			}
+		}
+	}
+	if s.Version == "" {
+		return s, fmt.Errorf("the version of %s is unknown: set SCRCPY_SERVER_VERSION to it (scrcpy --version says it)", s.Path)
+	}
+	if _, err := scrcpy.ParseVersion(s.Version); err != nil {
+		return s, fmt.Errorf("%s version %s: %w", filepath.Base(s.Path), s.Version, err)
+	}
+	return s, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// session is one scrcpy server running on a phone, and the client
+// connected to it.
+type session struct {
+	c       *scrcpy.Client
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the server's shell returned
+	sw, sh  int           // the screen's size (portrait)
+	maxSize int           // the video's longer side asked of the server; 0 is the screen's
+
+	sink    func(sdk.VideoPacket) error // the stream watching, or nil
+	sinkErr chan error                  // gets what ended the watch
+	config  *sdk.VideoPacket            // the last config packet
+	mu      sync.Mutex
+	stderr  strings.Builder // the server's last words, for errors
+}
+
+// alive reports whether the server still runs.
+func (s *session) alive() bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (s *session) close() {
+	s.c.Close()
+	s.cancel()
+	<-s.done
+}
+
+// serverPath is where the scrcpy server goes on the phone.
+const serverPath = "/data/local/tmp/scrcpy-server.jar"
+
+// startSession pushes the scrcpy server when needed, starts it with o, and
+// connects to it over a forward tunnel (a stream to its local abstract
+// socket through the adb server).
+func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o scrcpy.Options) (*session, error) {
+	if d.scrcpy == nil {
+		return nil, sdk.Errorf(sdk.ErrUnsupported, "%v", d.scrErr)
+	}
+	srv := *d.scrcpy
+	if err := d.push(ctx, p, dev, srv); err != nil {
+		return nil, err
+	}
+	// The server deletes its jar when Cleanup is on; the driver keeps it,
+	// since the phone's sessions restart.
+	o.Cleanup = false
+	args, err := scrcpy.ServerArgs(srv.Version, o)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.ErrInternal, "scrcpy server arguments: %v", err)
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s := &session{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		r, err := dev.Shell(sctx, strings.Join(args, " "))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err != nil {
+			s.stderr.WriteString(err.Error())
+		} else {
+			s.stderr.Write(r.Stderr)
+			if r.Exit != 0 {
+				s.stderr.Write(r.Stdout)
+			}
+		}
+	}()
+	name := scrcpy.SocketName(o.SCID)
+	dctx, dcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer dcancel()
+	c, err := scrcpy.Dial(dctx, srv.Version, o, func(ctx context.Context) (net.Conn, error) {
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("the scrcpy server exited: %s", s.lastWords())
+		default:
+		}
+		// The stream lives as long as the session: OpenStream closes it
+		// when its context ends.
+		return dev.OpenStream(sctx, "localabstract:"+name)
+	})
+	if err != nil {
+		cancel()
+		<-s.done
+		return nil, sdk.Errorf(sdk.ErrInternal, "%s: starting scrcpy %s: %v (server said: %s)", dev.Serial(), srv.Version, err, s.lastWords())
+	}
+	s.c = c
+	return s, nil
+}
+
+func (s *session) lastWords() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	words := strings.TrimSpace(s.stderr.String())
+	var last []string
+	sc := bufio.NewScanner(strings.NewReader(words))
+	for sc.Scan() {
+		last = append(last, sc.Text())
+		if len(last) > 3 {
+			last = last[1:]
+		}
+	}
+	return strings.Join(last, " / ")
+}
+
+// push copies the scrcpy server to the phone once per driver run, or again
+// when it is missing or of another size.
+func (d *Driver) push(ctx context.Context, p *phone, dev *adb.Device, srv ScrcpyServer) error {
+	if p.pushed {
+		return nil
+	}
+	fi, err := os.Stat(srv.Path)
+	if err != nil {
+		return sdk.Errorf(sdk.ErrInternal, "scrcpy server: %v", err)
+	}
+	if st, err := dev.Stat(ctx, serverPath); err == nil && st.Size == fi.Size() {
+		p.pushed = true
+		return nil
+	}
+	f, err := os.Open(srv.Path)
+	if err != nil {
+		return sdk.Errorf(sdk.ErrInternal, "scrcpy server: %v", err)
+	}
+	defer f.Close()
+	if err := dev.Push(ctx, f, serverPath, 0o644, fi.ModTime()); err != nil {
+		return mapErr(err)
+	}
+	p.pushed = true
+	return nil
+}
+
+// control returns the phone's session, starting it when there is none or
+// it died. maxSize, when not -1, is the video size a stream wants: a
+// session of another size is started again (only a stream asks, and a
+// phone has one stream at a time). p.ctlMu is held.
+func (d *Driver) control(ctx context.Context, p *phone, dev *adb.Device, maxSize int) (*session, error) {
+	if s := p.ctl; s != nil && s.alive() && (maxSize == -1 || maxSize == s.maxSize) {
+		return s, nil
+	}
+	if s := p.ctl; s != nil {
+		if !s.alive() {
+			d.log.Warn("the scrcpy server died; starting it again", "serial", p.serial, "said", s.lastWords())
+		}
+		s.close()
+		p.ctl = nil
+	}
+	if maxSize == -1 {
+		maxSize = defaultVideoSize
+	}
+	o := scrcpy.DefaultOptions()
+	o.MaxSize = maxSize
+	o.ClipboardAutosync = false
+	w, h, err := screenSize(ctx, dev)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", p.serial, err)
+	}
+	s, err := d.startSession(ctx, p, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	s.sw, s.sh, s.maxSize = w, h, maxSize
+	go s.pump()
+	p.ctl = s
+	return s, nil
+}
+
+// defaultVideoSize is the video's longer side when an action, not a
+// stream, starts the session.
+const defaultVideoSize = 1280
+
+// pump reads the session's video, always, so that the server never blocks
+// and the client's video size (which touches are sized to) stays current;
+// it hands the packets to the stream that watches, if one does, and keeps
+// the last config packet for the next one.
+func (s *session) pump() {
+	for {
+		pk, err := s.c.ReadPacket()
+		s.mu.Lock()
+		if err != nil {
+			if s.sink != nil {
+				s.sinkErr <- err
+				s.sink = nil
+			}
+			s.mu.Unlock()
+			return
+		}
+		if pk.Config {
+			c := pk
+			s.config = &c
+		}
+		sink := s.sink
+		s.mu.Unlock()
+		if sink != nil {
+			if err := sink(pk); err != nil {
+				s.mu.Lock()
+				if s.sink != nil {
+					s.sinkErr <- err
+					s.sink = nil
+				}
+				s.mu.Unlock()
+			}
+		}
+	}
+}
+
+// watch makes send the session's stream: it gets the last config packet,
+// then every packet, starting at a key frame it asks for. It returns a
+// channel that gets the error that ends the watch (the session's end, or
+// send's), and a function that stops watching.
+func (s *session) watch(send func(sdk.VideoPacket) error) (<-chan error, func(), error) {
+	ended := make(chan error, 1)
+	s.mu.Lock()
+	if s.sink != nil {
+		s.mu.Unlock()
+		return nil, nil, sdk.Errorf(sdk.ErrBusy, "a video stream of this phone is already running")
+	}
+	config := s.config
+	waitingKey := true
+	s.sink = func(pk sdk.VideoPacket) error {
+		if pk.Config {
+			return send(pk)
+		}
+		if waitingKey && !pk.KeyFrame {
+			return nil // a member starts at a key frame
+		}
+		waitingKey = false
+		return send(pk)
+	}
+	s.sinkErr = ended
+	s.mu.Unlock()
+	stop := func() {
+		s.mu.Lock()
+		if s.sinkErr == ended {
+			s.sink, s.sinkErr = nil, nil
+		}
+		s.mu.Unlock()
+	}
+	if config != nil {
+		if err := send(*config); err != nil {
+			stop()
+			return nil, nil, err
+		}
+	}
+	if err := s.c.ResetVideo(); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return ended, stop, nil
+}
+
+// point maps a point in the screen's pixels to the video's, which touches
+// are given in.
+func (s *session) point(p sdk.Point) (x, y int) {
+	w, h := s.c.VideoSize()
+	sw, sh := s.screen()
+	if sw <= 0 || sh <= 0 {
+		return p.X, p.Y
+	}
+	return p.X * w / sw, p.Y * h / sh
+}
+
+// screen is the screen's size in the video's orientation (wm size gives
+// the natural one).
+func (s *session) screen() (int, int) {
+	w, h := s.c.VideoSize()
+	sw, sh := s.sw, s.sh
+	if (w > h) != (sw > sh) {
+		sw, sh = sh, sw
+	}
+	return sw, sh
+}
+
+// onScreen says whether p is on the screen.
+func (s *session) onScreen(p sdk.Point) error {
+	sw, sh := s.screen()
+	if p.X < 0 || p.Y < 0 || (sw > 0 && p.X >= sw) || (sh > 0 && p.Y >= sh) {
+		return sdk.Invalid("point (%d,%d) is off the %dx%d screen", p.X, p.Y, sw, sh)
+	}
+	return nil
+}
