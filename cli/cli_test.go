@@ -18,7 +18,7 @@ import (
 
 // The tests run the real binaries: pinky, pinky-driver-sim next to it (as
 // an installation has them), and the example driver elsewhere.
-var bin struct{ dir, pinky, sim, example string }
+var bin struct{ dir, pinky, sim, example, android string }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "pinky-cli-test")
@@ -29,7 +29,10 @@ func TestMain(m *testing.M) {
 	bin.pinky = filepath.Join(dir, "pinky")
 	bin.sim = filepath.Join(dir, "pinky-driver-sim")
 	bin.example = filepath.Join(dir, "other", "pinky-driver-example")
-	for out, pkg := range map[string]string{bin.pinky: "./cmd/pinky", bin.sim: "../drivers/sim/cmd/pinky-driver-sim", bin.example: "../drivers/sdk/example"} {
+	// Not next to pinky: every test's daemon would start it. The Android
+	// test puts it in its data folder's drivers/.
+	bin.android = filepath.Join(dir, "other", "pinky-driver-android")
+	for out, pkg := range map[string]string{bin.pinky: "./cmd/pinky", bin.sim: "../drivers/sim/cmd/pinky-driver-sim", bin.example: "../drivers/sdk/example", bin.android: "../drivers/android/cmd/pinky-driver-android"} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
 			os.Exit(1)
@@ -43,6 +46,9 @@ func TestMain(m *testing.M) {
 type env struct {
 	t    *testing.T
 	home string
+	// extra is more environment for every pinky this env runs (and the
+	// drivers its daemon starts).
+	extra []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -60,7 +66,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(bin.pinky, args...)
-	c.Env = append(os.Environ(), "PINKY_HOME="+e.home, "XDG_RUNTIME_DIR=", "PATH=/usr/bin:/bin")
+	c.Env = append(append(os.Environ(), "PINKY_HOME="+e.home, "XDG_RUNTIME_DIR=", "PATH=/usr/bin:/bin"), e.extra...)
 	return c
 }
 

@@ -71,6 +71,11 @@ func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device str
 	s.m.wake(ctx, drv, p, device)
 	at := time.Now()
 	sc, err := drv.Screen(ctx, device, 0)
+	if errors.Is(err, sdk.ErrScreenOff) && s.m.wakeNow(ctx, drv, p, device) {
+		// The screen went off since the last wake: wake it and read again.
+		at = time.Now()
+		sc, err = drv.Screen(ctx, device, 0)
+	}
 	if err != nil {
 		return nil, fromDriver(device, err, false)
 	}

@@ -89,6 +89,15 @@ func (m *Manager) seen(p *phone, sc *sdk.Screen) {
 	m.mu.Unlock()
 }
 
+// wakeNow wakes the phone whatever the time since the last wake: a read
+// found its screen off.
+func (m *Manager) wakeNow(ctx context.Context, drv sdk.Driver, p *phone, device string) bool {
+	m.mu.Lock()
+	p.lastWake = time.Time{}
+	m.mu.Unlock()
+	return m.wake(ctx, drv, p, device)
+}
+
 // autoUnlock unlocks a phone that a fresh read found locked, with the PIN
 // saved for it, when the person turned automatic unlock on (Config.PINs)
 // and the driver declares CapUnlock. It tries once per lock and never a PIN

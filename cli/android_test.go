@@ -1,0 +1,132 @@
+package cli_test
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/api"
+)
+
+// freeTCPPort returns a port nothing listens on now.
+func freeTCPPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// androidPhone gives e a virtual phone reached the real way: its adb face
+// (pinky-driver-sim --adb-listen, a process of its own) attached to a
+// private Debian adb server, and pinky-driver-android in e's data folder
+// with the environment that points it there. It returns the phone's serial.
+func (e *env) androidPhone(t *testing.T) string {
+	t.Helper()
+	adbPath := needTool(t, "adb")
+	adbPort, facePort := freeTCPPort(t), freeTCPPort(t)
+	jar := filepath.Join(t.TempDir(), "scrcpy-server")
+	os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)
+	e.extra = append(e.extra, "HOME="+t.TempDir(), "ANDROID_ADB_SERVER_PORT="+adbPort,
+		"SCRCPY_SERVER_PATH="+jar, "SCRCPY_SERVER_VERSION=3.3.4")
+	drivers := filepath.Join(e.home, "drivers")
+	os.MkdirAll(drivers, 0o700)
+	b, err := os.ReadFile(bin.android)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(drivers, "pinky-driver-android"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	face := exec.Command(bin.sim, "--adb-listen", "127.0.0.1:"+facePort)
+	var faceLog bytes.Buffer
+	face.Stderr = &faceLog
+	if err := face.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		face.Process.Kill()
+		face.Wait()
+		if t.Failed() {
+			t.Logf("adb face log:\n%s", faceLog.String())
+		}
+	})
+	adb := func(args ...string) (string, error) {
+		c := exec.Command(adbPath, append([]string{"-P", adbPort}, args...)...)
+		c.Env = append(os.Environ(), e.extra...)
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := adb("start-server"); err != nil {
+		t.Fatalf("adb start-server: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { adb("kill-server") })
+	serial := "127.0.0.1:" + facePort
+	e.eventually("adb attaches the virtual phone", func() bool {
+		adb("connect", serial)
+		out, _ := adb("devices")
+		return strings.Contains(out, serial+"\tdevice")
+	})
+	return serial
+}
+
+// TestAndroidAgentTask: an agent's task through pinky mcp on a phone driven
+// by pinky-driver-android through a real adb server: connect, the person's
+// unlock, observe, launch, tap, typing non-ASCII text, swipe, files, and
+// the gateway waking the phone after its screen went off.
+func TestAndroidAgentTask(t *testing.T) {
+	e := newEnv(t)
+	serial := e.androidPhone(t)
+	e.daemon("--console", "off")
+	e.eventually("the daemon lists the Android phone", func() bool {
+		var devs []api.Device
+		e.json(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online && devs[0].Driver == "android"
+	})
+	h := e.stdioHost()
+	h.initialize()
+	dev := onDevice(serial)
+	h.ok("phone_connect", dev("task", "android: write to Ben"), "LOCKED")
+	e.unlock(serial) // the person's unlock goes through the driver: wake, swipe, PIN, enter
+	h.ok("phone_observe", dev("full", true), "Messages")
+	h.ok("phone_launch", dev("app", "com.google.android.apps.messaging"), "Ben Okafor")
+	h.ok("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
+	const typed = "Grüße aus Köln 🙂"
+	h.ok("phone_type", dev("field", "Text message", "text", typed), typed)
+	h.ok("phone_key", dev("key", "back"), "")
+	h.ok("phone_swipe", dev("from", map[string]any{"x": 540, "y": 1500}, "to", map[string]any{"x": 540, "y": 900}), "")
+	e.approveNext(t) // a push to the phone asks the person
+	h.ok("phone_upload", dev("path", "notes/hello.txt", "content_base64", "aGVsbG8="), "")
+	h.ok("phone_files", dev("path", "notes"), "hello.txt")
+
+	// The screen goes off; the gateway wakes it before the agent's next read.
+	c := exec.Command("adb", "-P", strings.TrimPrefix(envValue(e.extra, "ANDROID_ADB_SERVER_PORT"), ""), "-s", serial, "shell", "input", "keyevent", "26")
+	c.Env = append(os.Environ(), e.extra...)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("adb shell input keyevent 26: %v\n%s", err, out)
+	}
+	time.Sleep(200 * time.Millisecond)
+	text := h.ok("phone_observe", dev(), "")
+	if strings.Contains(text, "screen off") {
+		t.Errorf("the agent's read after the screen went off: %q; want the phone woken", text)
+	}
+	h.ok("phone_release", dev(), "")
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
