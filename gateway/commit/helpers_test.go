@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
-	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/dump"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
 // fixture parses one of the dump package's captured screens.
