@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -62,8 +63,19 @@ const defaultStartTimeout = 10 * time.Second
 
 // DefaultConfig searches the folder of the running executable, home/drivers
 // and $PATH. home is the data folder; empty means $PINKY_HOME when set.
+// $PINKY_DISABLE_DRIVERS, a comma-separated list of names, keeps those
+// drivers from starting (the demo runs without the Android driver, which
+// would start an adb server).
 func DefaultConfig(home string) Config {
 	cfg := Config{Home: home, Path: os.Getenv("PATH")}
+	for _, name := range strings.Split(os.Getenv("PINKY_DISABLE_DRIVERS"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if cfg.Disabled == nil {
+				cfg.Disabled = map[string]bool{}
+			}
+			cfg.Disabled[name] = true
+		}
+	}
 	if cfg.Home == "" {
 		cfg.Home = os.Getenv("PINKY_HOME")
 	}

@@ -110,3 +110,15 @@ func TestDiscover(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultConfigDisabledFromEnv(t *testing.T) {
+	t.Setenv("PINKY_DISABLE_DRIVERS", "android, ios,,")
+	cfg := DefaultConfig(t.TempDir())
+	if !cfg.Disabled["android"] || !cfg.Disabled["ios"] || len(cfg.Disabled) != 2 {
+		t.Errorf("PINKY_DISABLE_DRIVERS=android, ios: Disabled = %v", cfg.Disabled)
+	}
+	t.Setenv("PINKY_DISABLE_DRIVERS", "")
+	if cfg := DefaultConfig(t.TempDir()); len(cfg.Disabled) != 0 {
+		t.Errorf("no PINKY_DISABLE_DRIVERS: Disabled = %v", cfg.Disabled)
+	}
+}

@@ -62,7 +62,8 @@ func run(pinky string) error {
 	if os.Getenv("DEMO_KEEP") == "" {
 		defer os.RemoveAll(home)
 	}
-	env := append(os.Environ(), "PINKY_HOME="+home, "PINKY_SIM=1", "XDG_RUNTIME_DIR=")
+	// Virtual phones only: the Android driver would start an adb server.
+	env := append(os.Environ(), "PINKY_HOME="+home, "PINKY_SIM=1", "XDG_RUNTIME_DIR=", "PINKY_DISABLE_DRIVERS=android,ios")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
