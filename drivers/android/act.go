@@ -53,15 +53,60 @@ func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActR
 	if err != nil {
 		return sdk.ActResult{}, err
 	}
+	sent := s.c.Sent()
 	err = d.inject(ctx, s, a)
-	if err != nil && !s.alive() {
-		// The server died under the action: start it again, once.
+	if s.alive() {
+		return sdk.ActResult{}, err
+	}
+	if err != nil && s.c.Sent() == sent && ctx.Err() == nil {
+		// The server was dead before the action's first message: nothing
+		// reached the phone. Start it again, once.
+		d.log.Warn("the scrcpy server died; starting it again", "serial", p.serial, "said", s.lastWords())
 		if s, err = d.control(ctx, p, dev, -1); err != nil {
 			return sdk.ActResult{}, err
 		}
 		err = d.inject(ctx, s, a)
+		if s.alive() {
+			return sdk.ActResult{}, err
+		}
 	}
-	return sdk.ActResult{}, err
+	return sdk.ActResult{}, d.lost(ctx, p, s, err)
+}
+
+// lost is the error of an action whose scrcpy session ended under it, once
+// some of its messages were written: the phone may or may not have done it,
+// so the error is never one that says the action did not run. It says
+// offline when the phone went away, else that the server ended.
+func (d *Driver) lost(ctx context.Context, p *phone, s *session, err error) error {
+	why := s.lastWords()
+	if err != nil {
+		why = err.Error()
+	}
+	if ctx.Err() != nil {
+		return mapErr(ctx.Err())
+	}
+	// The adb server may take a moment to see the transport gone.
+	for try := 0; ; try++ {
+		lctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		list, lerr := d.adb.Devices(lctx)
+		cancel()
+		if lerr != nil {
+			return sdk.Errorf(sdk.ErrDeviceOffline, "%s went away during the action (%s; %v): it may or may not have happened", p.serial, why, lerr)
+		}
+		d.remember(list)
+		if _, info := d.known(p.serial); info.State != adb.StateDevice {
+			state := info.State
+			if state == "" {
+				state = "gone"
+			}
+			return sdk.Errorf(sdk.ErrDeviceOffline, "%s went away during the action (%s, now %s): it may or may not have happened", p.serial, why, state)
+		}
+		if try == 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return sdk.Errorf(sdk.ErrInternal, "%s: the scrcpy server ended during the action (%s): it may or may not have happened", p.serial, why)
 }
 
 // inject performs a through scrcpy's control socket.

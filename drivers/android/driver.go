@@ -29,6 +29,18 @@
 // one control session, started on the first action and kept; a session
 // that died is started again once before an action fails. Video runs a
 // session of its own per stream.
+//
+// # Faults
+//
+// When the adb server goes away, WatchDevices reports its phones offline and
+// tracks again with backoff (starting a server unless Options.NoStart) until
+// the phones are listed again; calls in between fail at once with
+// sdk.ErrDeviceOffline. An action whose scrcpy session ends under it, once
+// part of it was written, fails with an error that does not say it did not
+// run (sdk.ErrDeviceOffline when the phone went away): it may have happened.
+// A tap or key is one write; a write to a session whose end adb has not yet
+// reported is lost without an error, which scrcpy's control protocol (no
+// acknowledgement of input) cannot tell.
 package android
 
 import (
@@ -38,6 +50,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -127,18 +140,22 @@ func (d *Driver) Info(context.Context) (sdk.Info, error) {
 	}, nil
 }
 
+// Backoff of WatchDevices while no adb server answers.
+const (
+	watchBackoffMin = 250 * time.Millisecond
+	watchBackoffMax = 5 * time.Second
+)
+
 // WatchDevices implements sdk.Driver from the adb server's device tracking.
+// When the server goes away (killed, restarted, upgraded), every phone it
+// listed turns offline and the driver tracks again with backoff until a
+// server answers (the adb client starts one unless told not to); the new
+// server's first list then says which phones are back, and which are gone.
+// The watch ends only with ctx or send.
 func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) error) error {
 	var prev []adb.DeviceInfo
 	synced := false
-	for list, err := range d.adb.TrackDevices(ctx) {
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		d.remember(list)
+	emit := func(list []adb.DeviceInfo) error {
 		for _, ev := range adb.Diff(prev, list) {
 			kind := map[adb.EventKind]sdk.DeviceEventKind{adb.DeviceAdded: sdk.DeviceAdded, adb.DeviceRemoved: sdk.DeviceRemoved, adb.DeviceChanged: sdk.DeviceChanged}[ev.Kind]
 			if ev.Device.State == adb.StateUnauthorized && ev.Kind != adb.DeviceRemoved {
@@ -151,24 +168,93 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 		prev = list
 		if !synced {
 			synced = true
-			if err := send(sdk.DeviceEvent{Kind: sdk.DevicesSynced}); err != nil {
-				return err
+			return send(sdk.DeviceEvent{Kind: sdk.DevicesSynced})
+		}
+		return nil
+	}
+	backoff := watchBackoffMin
+	for {
+		var trackErr, sendErr error
+		for list, err := range d.adb.TrackDevices(ctx) {
+			if err != nil {
+				trackErr = err
+				break
+			}
+			backoff = watchBackoffMin
+			d.remember(list)
+			if sendErr = emit(list); sendErr != nil {
+				break
 			}
 		}
+		if sendErr != nil {
+			return sendErr
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		// The server went away or never answered: its phones are offline
+		// until a server lists them again. A first watch still gets its
+		// SYNCED, so that the gateway does not wait for a server.
+		d.log.Warn("the adb server does not answer; tracking again", "err", trackErr, "in", backoff)
+		offline := make([]adb.DeviceInfo, len(prev))
+		for i, info := range prev {
+			info.State, info.StateText = adb.StateOffline, ""
+			offline[i] = info
+		}
+		d.serverLost()
+		if err := emit(offline); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, watchBackoffMax)
 	}
-	return ctx.Err()
 }
 
-// remember keeps the device list for the phones' details.
+// remember keeps the adb server's full device list for the phones'
+// details; a phone it no longer lists is forgotten, and its scrcpy session
+// ended.
 func (d *Driver) remember(list []adb.DeviceInfo) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	listed := make(map[string]bool, len(list))
 	for _, info := range list {
+		listed[info.Serial] = true
 		if p := d.phones[info.Serial]; p != nil {
 			p.info = info
 		} else {
 			d.phones[info.Serial] = &phone{serial: info.Serial, info: info}
 		}
+	}
+	for serial, p := range d.phones {
+		if !listed[serial] {
+			delete(d.phones, serial)
+			// An action may hold the session's lock: end it without waiting.
+			go p.endControl()
+		}
+	}
+}
+
+// serverLost marks every phone offline: the adb server that listed them
+// is gone, and a new one lists them again only once they reconnect.
+func (d *Driver) serverLost() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range d.phones {
+		p.info.State = adb.StateOffline
+	}
+}
+
+// endControl ends the phone's scrcpy session, if any.
+func (p *phone) endControl() {
+	p.ctlMu.Lock()
+	defer p.ctlMu.Unlock()
+	if p.ctl != nil {
+		p.ctl.close()
+		p.ctl = nil
 	}
 }
 
@@ -199,47 +285,59 @@ func device(info adb.DeviceInfo) sdk.Device {
 
 // phone returns the phone with serial, ready for services, or the error
 // the contract wants: not found, unauthorized (with what to do), offline.
+// A phone not known, or known in another state than ready, is looked up on
+// the adb server again: it may have come back.
 func (d *Driver) phone(ctx context.Context, serial string) (*phone, *adb.Device, error) {
 	if serial == "" {
 		return nil, nil, sdk.Invalid("device id is empty")
 	}
-	d.mu.Lock()
-	p := d.phones[serial]
-	d.mu.Unlock()
-	if p == nil {
+	p, info := d.known(serial)
+	if p == nil || info.State != adb.StateDevice {
 		list, err := d.adb.Devices(ctx)
 		if err != nil {
 			return nil, nil, mapErr(err)
 		}
 		d.remember(list)
-		d.mu.Lock()
-		p = d.phones[serial]
-		d.mu.Unlock()
-		if p == nil {
+		if p, info = d.known(serial); p == nil {
 			return nil, nil, sdk.Errorf(sdk.ErrDeviceNotFound, "no Android device %q on the adb server", serial)
 		}
 	}
-	switch p.info.State {
+	switch info.State {
 	case adb.StateDevice:
 	case adb.StateUnauthorized:
 		return nil, nil, sdk.Errorf(sdk.ErrDeviceUnauthorized, "%s has not authorized this computer: accept the \"Allow USB debugging?\" prompt on the phone", serial)
 	default:
-		return nil, nil, sdk.Errorf(sdk.ErrDeviceOffline, "%s is %s", serial, p.info.State)
+		return nil, nil, sdk.Errorf(sdk.ErrDeviceOffline, "%s is %s", serial, info.State)
 	}
 	return p, d.adb.Device(serial), nil
 }
 
-// mapErr keeps the contract's categories that adb errors carry, and makes
-// anything else an internal error with its text.
+// known returns the phone with serial and its last details, or nil.
+func (d *Driver) known(serial string) (*phone, adb.DeviceInfo) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.phones[serial]
+	if p == nil {
+		return nil, adb.DeviceInfo{}
+	}
+	return p, p.info
+}
+
+// mapErr keeps the contract's categories that adb errors carry; an adb
+// server that does not answer makes the phones offline (the driver tracks
+// it again); anything else is an internal error with its text.
 func mapErr(err error) error {
-	if err == nil || sdk.Category(err) != nil {
+	var cat *sdk.Error
+	if err == nil || errors.As(err, &cat) {
 		return err
 	}
 	switch {
+	case errors.Is(err, context.Canceled):
+		return err // the caller went away; the gateway knows this one
 	case errors.Is(err, context.DeadlineExceeded):
 		return sdk.Errorf(sdk.ErrTimeout, "%v", err)
-	case errors.Is(err, adb.ErrADBNotInstalled), errors.Is(err, adb.ErrServerNotRunning):
-		return sdk.Errorf(sdk.ErrInternal, "%v", err)
+	case errors.Is(err, adb.ErrServerNotRunning):
+		return sdk.Errorf(sdk.ErrDeviceOffline, "%v", err)
 	}
 	return sdk.Errorf(sdk.ErrInternal, "%v", err)
 }

@@ -29,6 +29,7 @@ type rig struct {
 	sim     *sim.Driver
 	face    *adbd.Server
 	env     []string // the adb command's environment
+	home    string   // the adb command's $HOME (its key)
 	scrcpy  ScrcpyServer
 }
 
@@ -61,6 +62,7 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	r := &rig{adbPort: freePort(t), sim: sim.New(w)}
 	t.Cleanup(func() { r.sim.Close() })
 	home := t.TempDir() // adb keeps its key in $HOME/.android
+	r.home = home
 	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))
 	cfg := adbd.Config{Driver: r.sim, DeviceID: "sim-android-1", AppProcess: scrcpyd.AppProcess(r.sim)}
 	for _, o := range opts {

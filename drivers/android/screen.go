@@ -58,6 +58,10 @@ func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
 			return nil, sdk.Errorf(sdk.ErrBusy, "%s: %v; try again when it settles", dev.Serial(), err)
 		}
 		if err != nil {
+			// uiautomator finds no window on a screen that is off.
+			if l, lerr := lockState(ctx, dev); lerr == nil && !l.ScreenOn {
+				return nil, sdk.Errorf(sdk.ErrScreenOff, "%s: the screen is off: wake it first", dev.Serial())
+			}
 			return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
 		}
 		break

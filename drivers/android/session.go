@@ -88,6 +88,7 @@ type session struct {
 	c       *scrcpy.Client
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the server's shell returned
+	pumped  chan struct{} // closed when the video stopped (see pump)
 	sw, sh  int           // the screen's size (portrait)
 	maxSize int           // the video's longer side asked of the server; 0 is the screen's
 
@@ -98,10 +99,16 @@ type session struct {
 	stderr  strings.Builder // the server's last words, for errors
 }
 
-// alive reports whether the server still runs.
+// alive reports whether the server still runs: its shell, its video and
+// its control socket all still open. Whichever ends first tells that the
+// server exited or the phone went away.
 func (s *session) alive() bool {
 	select {
 	case <-s.done:
+		return false
+	case <-s.c.Done():
+		return false
+	case <-s.pumped:
 		return false
 	default:
 		return true
@@ -237,13 +244,14 @@ func (d *Driver) control(ctx context.Context, p *phone, dev *adb.Device, maxSize
 	o.ClipboardAutosync = false
 	w, h, err := screenSize(ctx, dev)
 	if err != nil {
-		return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", p.serial, err)
+		return nil, mapErr(fmt.Errorf("%s: %w", p.serial, err))
 	}
 	s, err := d.startSession(ctx, p, dev, o)
 	if err != nil {
 		return nil, err
 	}
 	s.sw, s.sh, s.maxSize = w, h, maxSize
+	s.pumped = make(chan struct{})
 	go s.pump()
 	p.ctl = s
 	return s, nil
@@ -258,6 +266,7 @@ const defaultVideoSize = 1280
 // it hands the packets to the stream that watches, if one does, and keeps
 // the last config packet for the next one.
 func (s *session) pump() {
+	defer close(s.pumped)
 	for {
 		pk, err := s.c.ReadPacket()
 		s.mu.Lock()

@@ -59,7 +59,8 @@ type Client struct {
 	video     *bufio.Reader
 	control   net.Conn
 
-	wmu sync.Mutex // one control message at a time
+	wmu  sync.Mutex // one control message at a time
+	sent uint64     // control messages written, under wmu
 
 	mu        sync.Mutex // guards everything below
 	w, h      int
@@ -415,41 +416,75 @@ func (c *Client) Close() error {
 
 // Send writes one control message.
 func (c *Client) Send(m Message) error {
+	return c.send(m)
+}
+
+// send writes control messages in one write, so that they reach the
+// server together or not at all as far as this side can tell.
+func (c *Client) send(ms ...Message) error {
 	if c.control == nil {
 		return errors.New("scrcpy: control is off")
 	}
-	b, err := Marshal(m, c.v)
-	if err != nil {
-		return err
+	var b []byte
+	for _, m := range ms {
+		mb, err := Marshal(m, c.v)
+		if err != nil {
+			return err
+		}
+		b = append(b, mb...)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.control.Write(b); err != nil {
 		return fmt.Errorf("scrcpy control: %w", err)
 	}
+	c.sent += uint64(len(ms))
 	return nil
 }
+
+// Sent is how many control messages were written so far. A write that
+// succeeded may still be lost if the server died: the socket only tells on
+// a later write.
+func (c *Client) Sent() uint64 {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.sent
+}
+
+// Done is closed when the control socket's reader stopped: the server
+// closed it (it exited, or the phone went away) or Close was called.
+func (c *Client) Done() <-chan struct{} { return c.readDone }
 
 // Touch sends one touch event for pointer id at (x, y) of the current video
 // frame, with full pressure except on up.
 func (c *Client) Touch(action MotionAction, id uint64, x, y int) error {
+	m, err := c.touch(action, id, x, y)
+	if err != nil {
+		return err
+	}
+	return c.send(m)
+}
+
+func (c *Client) touch(action MotionAction, id uint64, x, y int) (Message, error) {
 	w, h := c.VideoSize()
 	if w == 0 || h == 0 {
-		return errors.New("scrcpy touch: the video size is unknown")
+		return nil, errors.New("scrcpy touch: the video size is unknown")
 	}
 	pressure := float32(1)
 	if action == MotionUp {
 		pressure = 0
 	}
-	return c.Send(InjectTouch{Action: action, PointerID: id, X: int32(x), Y: int32(y), Width: uint16(w), Height: uint16(h), Pressure: pressure})
+	return InjectTouch{Action: action, PointerID: id, X: int32(x), Y: int32(y), Width: uint16(w), Height: uint16(h), Pressure: pressure}, nil
 }
 
-// Tap touches (x, y) and lifts at once.
+// Tap touches (x, y) and lifts at once, in one write.
 func (c *Client) Tap(x, y int) error {
-	if err := c.Touch(MotionDown, PointerGenericFinger, x, y); err != nil {
+	down, err := c.touch(MotionDown, PointerGenericFinger, x, y)
+	if err != nil {
 		return err
 	}
-	return c.Touch(MotionUp, PointerGenericFinger, x, y)
+	up, _ := c.touch(MotionUp, PointerGenericFinger, x, y)
+	return c.send(down, up)
 }
 
 // swipeRate is how often Swipe moves the finger (~60 Hz).
@@ -470,6 +505,8 @@ func (c *Client) Swipe(ctx context.Context, from, to sdk.Point, d time.Duration)
 		case <-ctx.Done():
 			_ = c.Touch(MotionUp, PointerGenericFinger, at.X, at.Y)
 			return ctx.Err()
+		case <-c.readDone:
+			return c.deviceErr()
 		case <-t.C:
 		}
 		at = sdk.Point{X: from.X + (to.X-from.X)*i/steps, Y: from.Y + (to.Y-from.Y)*i/steps}
@@ -496,17 +533,16 @@ func (c *Client) LongPress(ctx context.Context, x, y int, d time.Duration) error
 	case <-ctx.Done():
 		_ = c.Touch(MotionCancel, PointerGenericFinger, x, y)
 		return ctx.Err()
+	case <-c.readDone:
+		return c.deviceErr()
 	case <-time.After(d):
 	}
 	return c.Touch(MotionUp, PointerGenericFinger, x, y)
 }
 
-// Key presses and releases an Android key.
+// Key presses and releases an Android key, in one write.
 func (c *Client) Key(code uint32) error {
-	if err := c.Send(InjectKeycode{Action: KeyActionDown, Keycode: code}); err != nil {
-		return err
-	}
-	return c.Send(InjectKeycode{Action: KeyActionUp, Keycode: code})
+	return c.send(InjectKeycode{Action: KeyActionDown, Keycode: code}, InjectKeycode{Action: KeyActionUp, Keycode: code})
 }
 
 // Text types s, split into INJECT_TEXT messages of at most MaxInjectText

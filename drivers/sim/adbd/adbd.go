@@ -38,9 +38,20 @@ type Config struct {
 	// Unauthorized makes the face answer every handshake with AUTH tokens and
 	// never accept, so that adb lists the device as unauthorized.
 	Unauthorized bool
+	// Commands adds shell commands, or replaces built-in ones, by name: a
+	// fault test's command that prints garbage, hangs, or cuts its stream
+	// short (return CutStream). A command gets the shell's context (it ends
+	// when the adb stream closes), its arguments, stdin, stdout and stderr,
+	// and returns its exit status.
+	Commands map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Logger gets debug and error logs; nil discards them.
 	Logger *slog.Logger
 }
+
+// CutStream is the status a Config.Commands command returns to end its
+// shell stream at once, with no exit packet and no more commands, as if the
+// phone dropped it.
+const CutStream = -1
 
 // Server is an emulated adbd for one virtual phone, listening on TCP.
 type Server struct {

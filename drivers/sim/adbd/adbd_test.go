@@ -490,3 +490,24 @@ func TestAppProcess(t *testing.T) {
 		t.Errorf("AppProcess args: got %q; want the arguments after the class", got)
 	}
 }
+
+func TestCommands(t *testing.T) {
+	p := newPhone(t, adbd.Config{Commands: map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int{
+		"dumpsys": func(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) int {
+			io.WriteString(stdout, "garbage "+strings.Join(args, " ")+"\n")
+			return 3
+		},
+		"cut": func(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
+			io.WriteString(stdout, "partial")
+			return adbd.CutStream
+		},
+	}})
+	if out, _, code := adb(t, nil, "-s", p.serial, "shell", "dumpsys window"); out != "garbage window\n" || code != 3 {
+		t.Errorf("a replaced dumpsys: got %q, exit %d; want %q, exit 3", out, code, "garbage window\n")
+	}
+	// adb 29 exits 0 on a v2 stream with no exit packet; what follows the
+	// cut must not run.
+	if out, _, _ := adb(t, nil, "-s", p.serial, "shell", "cut; echo after"); out != "partial" {
+		t.Errorf("a cut stream: got %q; want %q", out, "partial")
+	}
+}

@@ -53,6 +53,9 @@
 //	cd, pwd, id, whoami, sleep, sh [-c CMD], true, false, exit [N], export
 //	app_process …                          Config.AppProcess (how scrcpy's server starts)
 //
+// Config.Commands adds commands or replaces these, for fault tests (a
+// command that prints garbage, or cuts its stream with CutStream).
+//
 // An unknown command prints "/system/bin/sh: NAME: inaccessible or not
 // found" and exits 127. Driver errors print "Error: …" and exit 1.
 //

@@ -23,6 +23,7 @@ type shell struct {
 	cwd    string
 	status int
 	exited bool
+	cut    bool // a Config.Commands command returned CutStream
 }
 
 // token is a word or an operator (;, &&, ||, |, and redirections).
@@ -294,6 +295,13 @@ func (sh *shell) exec(args []string, io3 stdio) int {
 	name := args[0]
 	if i := strings.LastIndexByte(name, '/'); i >= 0 && (strings.HasPrefix(name, "/system/bin/") || strings.HasPrefix(name, "/system/xbin/")) {
 		name = name[i+1:]
+	}
+	if f := sh.d.cfg.Commands[name]; f != nil {
+		status := f(sh.ctx, args[1:], io3.in, io3.out, io3.err)
+		if status == CutStream {
+			sh.cut, sh.exited = true, true
+		}
+		return status
 	}
 	if f := commands[name]; f != nil {
 		return f(sh, args[1:], io3)

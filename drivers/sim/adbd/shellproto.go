@@ -103,7 +103,9 @@ func (d *Device) serveShell(ctx context.Context, s *stream, args, cmd string, v2
 		sh.runLine(cmd)
 	}
 	pr.Close() // unblocks the stdin reader if nothing read what it got
-	packetWriter{&mu, s, idExit}.Write([]byte{byte(sh.status)})
+	if !sh.cut {
+		packetWriter{&mu, s, idExit}.Write([]byte{byte(sh.status)})
+	}
 	s.Close() // ends readStdin
 	<-done
 	return nil
