@@ -155,13 +155,31 @@ const (
 func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) error) error {
 	var prev []adb.DeviceInfo
 	synced := false
+	locks := map[string]Lock{} // the last lock state sent, by serial
+	withLock := func(info adb.DeviceInfo) sdk.Device {
+		dev := device(info)
+		if l, ok := locks[info.Serial]; ok && info.State == adb.StateDevice {
+			dev.LockState, dev.ScreenOn = lockOf(l), l.ScreenOn
+		}
+		return dev
+	}
 	emit := func(list []adb.DeviceInfo) error {
 		for _, ev := range adb.Diff(prev, list) {
 			kind := map[adb.EventKind]sdk.DeviceEventKind{adb.DeviceAdded: sdk.DeviceAdded, adb.DeviceRemoved: sdk.DeviceRemoved, adb.DeviceChanged: sdk.DeviceChanged}[ev.Kind]
 			if ev.Device.State == adb.StateUnauthorized && ev.Kind != adb.DeviceRemoved {
 				d.log.Warn("a phone has not authorized this computer: accept the \"Allow USB debugging?\" prompt on the phone", "serial", ev.Device.Serial)
 			}
-			if err := send(sdk.DeviceEvent{Kind: kind, Device: device(ev.Device)}); err != nil {
+			if ev.Kind == adb.DeviceRemoved || ev.Device.State != adb.StateDevice {
+				delete(locks, ev.Device.Serial)
+			} else if _, known := locks[ev.Device.Serial]; !known {
+				// A phone that comes online is listed with its lock state.
+				lctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
+				if l, err := lockState(lctx, d.adb.Device(ev.Device.Serial)); err == nil {
+					locks[ev.Device.Serial] = l
+				}
+				cancel()
+			}
+			if err := send(sdk.DeviceEvent{Kind: kind, Device: withLock(ev.Device)}); err != nil {
 				return err
 			}
 		}
@@ -172,23 +190,60 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 		}
 		return nil
 	}
+	// pollLocks reads each online phone's lock and screen state and sends a
+	// change as a device event (the contract's lock events).
+	pollLocks := func() error {
+		for _, info := range prev {
+			if info.State != adb.StateDevice {
+				continue
+			}
+			lctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
+			l, err := lockState(lctx, d.adb.Device(info.Serial))
+			cancel()
+			if err != nil {
+				continue // the track will tell if the phone is gone
+			}
+			old, known := locks[info.Serial]
+			locks[info.Serial] = l
+			if known && old.Locked == l.Locked && old.ScreenOn == l.ScreenOn {
+				continue
+			}
+			if err := send(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: withLock(info)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	poll := time.NewTicker(lockPollEvery)
+	defer poll.Stop()
 	backoff := watchBackoffMin
 	for {
-		var trackErr, sendErr error
-		for list, err := range d.adb.TrackDevices(ctx) {
-			if err != nil {
-				trackErr = err
-				break
-			}
-			backoff = watchBackoffMin
-			d.remember(list)
-			if sendErr = emit(list); sendErr != nil {
-				break
+		tctx, stopTrack := context.WithCancel(ctx)
+		lists, ended := d.track(tctx)
+		var trackErr error
+	track:
+		for {
+			select {
+			case <-ctx.Done():
+				stopTrack()
+				return nil
+			case list := <-lists:
+				backoff = watchBackoffMin
+				d.remember(list)
+				if err := emit(list); err != nil {
+					stopTrack()
+					return err
+				}
+			case <-poll.C:
+				if err := pollLocks(); err != nil {
+					stopTrack()
+					return err
+				}
+			case trackErr = <-ended:
+				break track
 			}
 		}
-		if sendErr != nil {
-			return sendErr
-		}
+		stopTrack()
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -212,6 +267,47 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 		}
 		backoff = min(2*backoff, watchBackoffMax)
 	}
+}
+
+// Lock events: each online phone's lock and screen state is read this
+// often (two dumpsys calls) and a change sent as a device event.
+const (
+	lockPollEvery   = 2 * time.Second
+	lockPollTimeout = 3 * time.Second
+)
+
+// LockEvents implements sdk.LockEventer: WatchDevices sends lock and
+// screen changes.
+func (d *Driver) LockEvents() bool { return true }
+
+// lockOf is the contract's lock state of a Lock.
+func lockOf(l Lock) sdk.LockState {
+	if l.Locked {
+		return sdk.LockLocked
+	}
+	return sdk.LockUnlocked
+}
+
+// track runs the adb server's device tracking in the background: its lists
+// come on the first channel; what ended it (never nil) on the second.
+func (d *Driver) track(ctx context.Context) (<-chan []adb.DeviceInfo, <-chan error) {
+	lists, ended := make(chan []adb.DeviceInfo), make(chan error, 1)
+	go func() {
+		for list, err := range d.adb.TrackDevices(ctx) {
+			if err != nil {
+				ended <- err
+				return
+			}
+			select {
+			case lists <- list:
+			case <-ctx.Done():
+				ended <- ctx.Err()
+				return
+			}
+		}
+		ended <- errors.New("the adb server ended the device tracking")
+	}()
+	return lists, ended
 }
 
 // remember keeps the adb server's full device list for the phones'

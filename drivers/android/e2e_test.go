@@ -191,3 +191,41 @@ func waitApp(t testing.TB, s *sim.Driver, app string) {
 func errorsIs(err error, target error) bool {
 	return err != nil && sdk.Category(err) == sdk.Category(target)
 }
+
+// TestLockEvents: WatchDevices lists the phone with its lock state, and
+// sends a change when the phone is unlocked or turned off.
+func TestLockEvents(t *testing.T) {
+	r := newRig(t)
+	d := r.driver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan sdk.DeviceEvent, 64)
+	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
+		select {
+		case events <- ev:
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	want := func(what string, ok func(sdk.Device) bool) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case ev := <-events:
+				if ev.Device.ID == r.serial && ok(ev.Device) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no device event with %s", what)
+			}
+		}
+	}
+	want("the phone locked at first", func(dev sdk.Device) bool { return dev.LockState == sdk.LockLocked })
+	if err := r.sim.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
+		t.Fatal(err)
+	}
+	want("the phone unlocked", func(dev sdk.Device) bool { return dev.LockState == sdk.LockUnlocked && dev.ScreenOn })
+	r.adb(t, "-s", r.serial, "shell", "input", "keyevent", "26")
+	want("the screen off", func(dev sdk.Device) bool { return !dev.ScreenOn })
+}
