@@ -20,7 +20,7 @@ const (
 // entry is avc3 (H.264) or hev1 (H.265): parameter sets may also come in
 // band, which is how a size change mid-file is carried.
 func InitSegment(t Track) ([]byte, error) {
-	if !t.hasAll() || t.sps.ptl == nil {
+	if !t.hasAll() || t.sps.PTL == nil {
 		return nil, fmt.Errorf("%w: track has no parsed parameter sets (use ParseConfig)", ErrConfig)
 	}
 	var w boxes
@@ -162,7 +162,7 @@ func (t *Track) avcC(w *boxes) {
 	}
 	w.start("avcC")
 	w.u8(1)
-	w.raw(t.sps.ptl) // profile, compatibility, level
+	w.raw(t.sps.PTL) // profile, compatibility, level
 	w.u8(0xfc | 3)   // lengthSizeMinusOne
 	w.u8(0xe0 | uint8(len(sps)))
 	for _, p := range sps {
@@ -174,11 +174,11 @@ func (t *Track) avcC(w *boxes) {
 		w.u16(uint16(len(p)))
 		w.raw(p)
 	}
-	switch t.sps.ptl[0] {
+	switch t.sps.PTL[0] {
 	case 100, 110, 122, 144:
-		w.u8(0xfc | uint8(t.sps.chroma))
-		w.u8(0xf8 | uint8(t.sps.depthY))
-		w.u8(0xf8 | uint8(t.sps.depthC))
+		w.u8(0xfc | uint8(t.sps.Chroma))
+		w.u8(0xf8 | uint8(t.sps.DepthY))
+		w.u8(0xf8 | uint8(t.sps.DepthC))
 		w.u8(0) // numOfSequenceParameterSetExt
 	}
 	w.end()
@@ -188,19 +188,19 @@ func (t *Track) avcC(w *boxes) {
 func (t *Track) hvcC(w *boxes) {
 	w.start("hvcC")
 	w.u8(1)
-	w.raw(t.sps.ptl)
+	w.raw(t.sps.PTL)
 	w.u16(0xf000) // min_spatial_segmentation_idc 0
 	w.u8(0xfc)    // parallelismType 0: unknown
-	w.u8(0xfc | uint8(t.sps.chroma))
-	w.u8(0xf8 | uint8(t.sps.depthY))
-	w.u8(0xf8 | uint8(t.sps.depthC))
+	w.u8(0xfc | uint8(t.sps.Chroma))
+	w.u8(0xf8 | uint8(t.sps.DepthY))
+	w.u8(0xf8 | uint8(t.sps.DepthC))
 	w.u16(0) // avgFrameRate: unknown
 	nested := uint8(0)
-	if t.sps.temporalIDNested {
+	if t.sps.TemporalIDNested {
 		nested = 1
 	}
 	// constantFrameRate 0, numTemporalLayers, temporalIdNested, lengthSizeMinusOne 3
-	w.u8(uint8(t.sps.subLayers&7)<<3 | nested<<2 | 3)
+	w.u8(uint8(t.sps.SubLayers&7)<<3 | nested<<2 | 3)
 	var arrays [][][]byte
 	var types []byte
 	for _, p := range t.ParamSets {

@@ -114,8 +114,8 @@ func TestParseConfig(t *testing.T) {
 			if tt.err {
 				return
 			}
-			if tr.Width != tt.w || tr.Height != tt.h || len(tr.ParamSets) != tt.params || hex.EncodeToString(tr.sps.ptl) != tt.ptl {
-				t.Errorf("got %dx%d, %d sets, ptl %x; want %dx%d, %d, %s", tr.Width, tr.Height, len(tr.ParamSets), tr.sps.ptl, tt.w, tt.h, tt.params, tt.ptl)
+			if tr.Width != tt.w || tr.Height != tt.h || len(tr.ParamSets) != tt.params || hex.EncodeToString(tr.sps.PTL) != tt.ptl {
+				t.Errorf("got %dx%d, %d sets, ptl %x; want %dx%d, %d, %s", tr.Width, tr.Height, len(tr.ParamSets), tr.sps.PTL, tt.w, tt.h, tt.params, tt.ptl)
 			}
 		})
 	}
