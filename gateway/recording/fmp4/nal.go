@@ -25,4 +25,3 @@ func AppendSample(dst, annexB []byte, params [][]byte) []byte {
 	}
 	return dst
 }
-
