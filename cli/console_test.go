@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
 // chromium starts a headless Chromium for one test and returns a context
@@ -209,7 +211,11 @@ func TestConsoleInChromium(t *testing.T) {
 
 	// The history plays the task's recording; a step mark seeks it.
 	task := e.lastTask(t)
-	e.eventually("the task's recording", func() bool { return e.lastTask(t).Recording })
+	e.eventually("the task's recording, closed: it covers every step", func() bool {
+		var d api.TaskDetail
+		e.json(&d, "history", "show", task.ID)
+		return d.Recording && len(d.StepList) > 0 && d.RecordingMS >= d.StepList[len(d.StepList)-1].VideoAtMS
+	})
 	do(t, ctx, chromedp.Navigate(base+"/#history/"+task.ID))
 	waitJS(t, ctx, "the recording loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
 	seek(t, ctx, "#task-detail .step-mark")

@@ -162,6 +162,12 @@ func TestTaskRecording(t *testing.T) {
 	if last < 1000 {
 		t.Errorf("the last step is %d ms into the video; the task took over two seconds", last)
 	}
+	// Once closed, the video lasts past every step (the last frame holds
+	// until the task's end), so every step mark can be seeked to.
+	e.eventually("the recording covers every step", func() bool {
+		e.json(&d, "history", "show", task.ID)
+		return d.RecordingMS >= last
+	})
 }
 
 // TestRecordingSurvivesKill9: a daemon killed mid-task leaves a recording

@@ -396,6 +396,11 @@ func (g *Gateway) routes() {
 			return nil, err
 		}
 		out := api.TaskDetail{Task: apiTask(t)}
+		if t.Recording {
+			if r, err := g.store.Recording(ctx, id.ID); err == nil {
+				out.RecordingMS = r.Duration.Milliseconds()
+			}
+		}
 		for _, s := range steps {
 			out.StepList = append(out.StepList, api.Step{
 				Seq: s.Seq, Tool: s.Tool, Args: json.RawMessage(s.Args), Outcome: s.Outcome, Message: s.Message,

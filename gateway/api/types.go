@@ -117,8 +117,11 @@ type Task struct {
 // TaskDetail is a task with its steps and the approvals it asked for.
 type TaskDetail struct {
 	Task
-	StepList  []Step     `json:"step_list"`
-	Approvals []Approval `json:"approvals,omitempty"`
+	// RecordingMS is how long the task's recording lasts so far (it grows
+	// until the recording is closed, shortly after the task ends).
+	RecordingMS int64      `json:"recording_ms,omitempty"`
+	StepList    []Step     `json:"step_list"`
+	Approvals   []Approval `json:"approvals,omitempty"`
 }
 
 // Approval is what became of an action the policy asked the person about,

@@ -62,7 +62,8 @@ type pending struct {
 // parameter sets, and so the size) and frames, whose PTS is their media
 // time. The init segment is written with the first key frame; frames before
 // it are refused. The last sample of a fragment lasts until the next
-// sample's PTS, or until Horizon when the timer cuts it.
+// sample's PTS; the timer writes all but the last pending sample, which
+// waits for the next packet or for Close (then it lasts until Horizon).
 type Writer struct {
 	out  io.Writer
 	opts Options
@@ -176,12 +177,19 @@ func (w *Writer) write(p sdk.VideoPacket, st **Stats) error {
 	return nil
 }
 
-// onTimer cuts the fragment being built when no packet came to cut it.
+// onTimer cuts the fragment being built when no packet came to cut it: it
+// writes every pending sample but the last, whose duration is not known
+// yet. The last lasts until the next packet, or until Close: so the media
+// timeline has no gap, and a still screen at the end of a recording lasts
+// until it ends (a step's place in the video is never past its end).
 func (w *Writer) onTimer() {
 	w.mu.Lock()
 	var st *Stats
-	if !w.closed && len(w.pend) > 0 && w.err == nil {
-		_ = w.flush(w.horizon(), &st) // a write error stays in w.err for the next call
+	if !w.closed && len(w.pend) > 1 && w.err == nil {
+		last := w.pend[len(w.pend)-1]
+		w.pend = w.pend[:len(w.pend)-1]
+		_ = w.flush(last.dts, &st) // a write error stays in w.err for the next call
+		w.pend = append(w.pend, last)
 	}
 	w.mu.Unlock()
 	w.notify(st)

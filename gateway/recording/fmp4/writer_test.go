@@ -195,32 +195,43 @@ func TestTimerFlush(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// No packet comes: the timer writes the fragment, its last sample
-	// lasting until the wall time now (the default Horizon).
+	// No packet comes: the timer writes the first frame, which lasts until
+	// the second; the second waits, its duration unknown.
 	select {
 	case st := <-got:
-		if st.Fragments != 1 || st.Samples != 2 || st.Duration < 50*time.Millisecond {
-			t.Errorf("timer flush: %+v; want 1 fragment of 2 samples lasting >= 50ms", st)
+		if st.Fragments != 1 || st.Samples != 1 {
+			t.Errorf("timer flush: %+v; want 1 fragment of 1 sample", st)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no fragment written by the timer")
 	}
-	if n := len(readSamples(t, buf.Bytes())); n != 2 {
-		t.Errorf("file holds %d samples; want 2", n)
+	if n := len(readSamples(t, buf.Bytes())); n != 1 {
+		t.Errorf("file holds %d samples; want 1", n)
 	}
-	// A packet whose PTS (10 ms) is before the horizon the timer used:
-	// its decode time moves after the written samples.
+	// A packet whose PTS (10 ms) is before the waiting sample's: its decode
+	// time moves after it.
 	p := e.packets[3]
 	p.PTS = 10 * time.Millisecond
 	if err := wr.Write(p); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(60 * time.Millisecond)
 	if err := wr.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s := readSamples(t, buf.Bytes())
-	if len(s) != 3 || s[1].dur < 50*90-3600 || s[2].dts != s[1].dts+s[1].dur {
-		t.Fatalf("got %d samples; want 3, the last right after the timer's fragment", len(s))
+	if len(s) != 3 {
+		t.Fatalf("got %d samples; want 3", len(s))
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i+1].dts != s[i].dts+s[i].dur || s[i].dur == 0 {
+			t.Errorf("sample %d at %d lasting %d, the next at %d: want no gap", i, s[i].dts, s[i].dur, s[i+1].dts)
+		}
+	}
+	// Close gives the last sample the time until now: the video lasts as
+	// long as the recording.
+	if last := s[2]; last.dur < 50*90 {
+		t.Errorf("the last sample lasts %d ticks; want it to last until Close (over 50 ms)", last.dur)
 	}
 }
 
