@@ -246,7 +246,21 @@ func (d *Driver) control(ctx context.Context, p *phone, dev *adb.Device, maxSize
 	if err != nil {
 		return nil, mapErr(fmt.Errorf("%s: %w", p.serial, err))
 	}
-	s, err := d.startSession(ctx, p, dev, o)
+	// A server that exits at once may be racing the one just closed for
+	// the phone's screen capture: try again, twice, a moment later.
+	var s *session
+	for try := 0; ; try++ {
+		if s, err = d.startSession(ctx, p, dev, o); err == nil || try == 2 || sdk.Category(err) != sdk.ErrInternal {
+			break
+		}
+		d.log.Debug("the scrcpy server did not start; trying again", "serial", p.serial, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, mapErr(ctx.Err())
+		case <-time.After(time.Duration(try+1) * 200 * time.Millisecond):
+		}
+		o.SCID = scrcpy.NewSCID()
+	}
 	if err != nil {
 		return nil, err
 	}
