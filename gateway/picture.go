@@ -51,8 +51,8 @@ func (g *Gateway) newConsole(addr string) (*console.Server, error) {
 	return console.New(console.Config{
 		Addr: addr,
 		Call: g.api.Call,
-		Mirror: func(ctx context.Context, device string) (console.Packets, error) {
-			return g.screens.Join(ctx, device)
+		Mirror: func(ctx context.Context, device string, display int) (console.Packets, error) {
+			return g.screens.JoinDisplay(ctx, device, display)
 		},
 		Media: func(ctx context.Context, id string) (string, error) {
 			m, err := g.store.Media(ctx, id)

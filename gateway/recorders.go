@@ -42,14 +42,15 @@ type recorders struct {
 }
 
 type taskRecording struct {
-	task string
-	rec  *recording.Recorder
+	task    string
+	display int
+	rec     *recording.Recorder
 }
 
 var _ agent.Watcher = (*recorders)(nil)
 
-// TaskStarted starts the task's recording.
-func (r *recorders) TaskStarted(device, task string) {
+// TaskStarted starts the task's recording, of the display it runs on.
+func (r *recorders) TaskStarted(device, task string, display int) {
 	if !r.settings.Get().Recording {
 		return
 	}
@@ -68,13 +69,15 @@ func (r *recorders) TaskStarted(device, task string) {
 	rel := task + ".mp4"
 	rec, err := recording.Start(context.Background(), recording.Config{
 		Path: filepath.Join(r.dir, rel),
-		Join: func(ctx context.Context) (recording.Packets, error) { return r.screens.Join(ctx, device) },
+		Join: func(ctx context.Context) (recording.Packets, error) {
+			return r.screens.JoinDisplay(ctx, device, display)
+		},
 		Read: func(ctx context.Context) (recording.Verdict, error) {
 			d, _, err := r.host.DriverForDevice(device)
 			if err != nil {
 				return recording.Verdict{}, err
 			}
-			sc, err := d.Screen(ctx, device, 0)
+			sc, err := d.Screen(ctx, device, display)
 			if err != nil {
 				return recording.Verdict{}, err
 			}
@@ -88,7 +91,7 @@ func (r *recorders) TaskStarted(device, task string) {
 		r.log.Error("the task's recording did not start", "task", task, "device", device, "err", err)
 		return
 	}
-	r.byDevice[device] = &taskRecording{task: task, rec: rec}
+	r.byDevice[device] = &taskRecording{task: task, display: display, rec: rec}
 	r.log.Info("recording the task", "task", task, "device", device)
 }
 
@@ -142,6 +145,10 @@ func (r *recorders) finish(device string, tr *taskRecording) {
 	go func() {
 		defer r.closing.Done()
 		in, err := tr.rec.Close()
+		if tr.display != 0 {
+			// The task's background display goes with it: so does its stream.
+			r.screens.EndDisplay(device, tr.display, stream.ErrStreamEnded)
+		}
 		if err != nil {
 			r.log.Error("closing the task's recording", "task", tr.task, "err", err)
 		}

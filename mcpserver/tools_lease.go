@@ -104,25 +104,29 @@ func PhoneConnect() Tool {
 		desc: "Take a phone for one task, so no other agent can use it until you release it, and read its whole screen. " +
 			"The task is shown to the person and recorded: say plainly what you are doing (\"book a table for 2 at Luigi's on Friday\"). " +
 			"Leave out device when exactly one phone is free. List apps to keep the task to those apps only. " +
+			"With background, the task runs on a display of the phone made for it (when its driver can), so the person keeps using the phone meanwhile; " +
+			"the phone is never woken or unlocked for it. " +
 			"Call phone_release when the task is done.",
 		params: []param{
 			patternParam("device", "The phone's id from phone_list. Optional when exactly one online phone is free.", devicePattern, 128),
 			stringParam("task", "What you are doing on the phone, in one sentence the person will read.", 1, 500).req(),
 			arrayParam("apps", "Optional: the only apps this task may use (app ids or labels from phone_apps).",
 				stringParam("", "", 1, 256), 50),
+			boolParam("background", "Optional: run the task on a background display of the phone, leaving its own screen to the person. Start with phone_launch there."),
 		},
 		readOnly:   true,
 		idempotent: false,
 		output:     observationOutput(),
 		codes: []agent.Code{
 			agent.CodeInvalidArgument, agent.CodeNotFound, agent.CodeLeaseHeld,
-			agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked, agent.CodeInternal,
+			agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked, agent.CodeUnsupported, agent.CodeInternal,
 		},
 		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
 			var a struct {
-				Device string   `json:"device"`
-				Task   string   `json:"task"`
-				Apps   []string `json:"apps"`
+				Device     string   `json:"device"`
+				Task       string   `json:"task"`
+				Apps       []string `json:"apps"`
+				Background bool     `json:"background"`
 			}
 			if err := c.bind(&a); err != nil {
 				return nil, err
@@ -130,7 +134,7 @@ func PhoneConnect() Tool {
 			if strings.TrimSpace(a.Task) == "" {
 				return nil, badArg("task", "must say what you are doing")
 			}
-			obs, err := c.sess.Connect(ctx, agent.ConnectRequest{Device: a.Device, Task: a.Task, Apps: a.Apps})
+			obs, err := c.sess.Connect(ctx, agent.ConnectRequest{Device: a.Device, Task: a.Task, Apps: a.Apps, Background: a.Background})
 			if err != nil {
 				return nil, err
 			}

@@ -8,69 +8,69 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
-// act performs one action. p.mu is held.
-func (p *phone) act(a sdk.Action) (string, error) {
-	if err := p.checkAction(a); err != nil {
+// act performs one action on the display. The phone's mu is held.
+func (ds *display) act(a sdk.Action) (string, error) {
+	if err := ds.checkAction(a); err != nil {
 		return "", err
 	}
 	if a.Kind == sdk.ActKey {
-		return p.key(a.Key)
+		return ds.key(a.Key)
 	}
-	if !p.screenOn {
-		return "", fmt.Errorf("device %q: %w", p.spec.ID, sdk.ErrScreenOff)
+	if !ds.lit() {
+		return "", fmt.Errorf("device %q: %w", ds.spec.ID, sdk.ErrScreenOff)
 	}
-	if p.locked && a.Kind != sdk.ActTap {
-		return "", fmt.Errorf("device %q: %s: %w", p.spec.ID, a.Kind, sdk.ErrLocked)
+	if ds.keyguard() && a.Kind != sdk.ActTap {
+		return "", fmt.Errorf("device %q: %s: %w", ds.spec.ID, a.Kind, sdk.ErrLocked)
 	}
 	switch a.Kind {
 	case sdk.ActTap, sdk.ActDoubleTap:
-		return p.tap(a.Point)
+		return ds.tap(a.Point)
 	case sdk.ActLongPress:
-		n := p.view().hit(a.Point)
+		n := ds.view().hit(a.Point)
 		if n != nil && n.long != nil {
 			return n.long()
 		}
-		return p.tap(a.Point)
+		return ds.tap(a.Point)
 	case sdk.ActSwipe:
-		return p.swipe(a.Point, a.To)
+		return ds.swipe(a.Point, a.To)
 	case sdk.ActScroll:
-		return p.scroll(a)
+		return ds.scroll(a)
 	case sdk.ActType:
-		return p.typeText(a.Text, a.Replace, a.Submit)
+		return ds.typeText(a.Text, a.Replace, a.Submit)
 	case sdk.ActLaunch:
-		app := findApp(p.apps, a.AppID)
+		app := findApp(ds.apps, a.AppID)
 		if app == nil {
-			return "", fmt.Errorf("device %q: app %q: %w", p.spec.ID, a.AppID, sdk.ErrAppNotFound)
+			return "", fmt.Errorf("device %q: app %q: %w", ds.spec.ID, a.AppID, sdk.ErrAppNotFound)
 		}
-		return p.launch(app)
+		return ds.launch(app)
 	case sdk.ActStop:
-		return p.stop(a.AppID)
+		return ds.stop(a.AppID)
 	case sdk.ActOpenURL:
-		return p.openURL(a.URL)
+		return ds.openURL(a.URL)
 	}
 	return "", sdk.Invalid("action kind %q unknown", a.Kind)
 }
 
-// checkAction rejects malformed actions before anything happens.
-// inside reports whether pt lies on the screen.
-func (p *phone) inside(pt sdk.Point) bool {
-	return pt.X >= 0 && pt.Y >= 0 && pt.X < p.spec.Width && pt.Y < p.spec.Height
+// inside reports whether pt lies on the display.
+func (ds *display) inside(pt sdk.Point) bool {
+	return pt.X >= 0 && pt.Y >= 0 && pt.X < ds.width && pt.Y < ds.height
 }
 
-func (p *phone) checkAction(a sdk.Action) error {
-	in := p.inside
+// checkAction rejects malformed actions before anything happens.
+func (ds *display) checkAction(a sdk.Action) error {
+	in := ds.inside
 	switch a.Kind {
 	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress:
 		if !in(a.Point) {
-			return sdk.Invalid("point (%d,%d) outside the %dx%d screen", a.Point.X, a.Point.Y, p.spec.Width, p.spec.Height)
+			return sdk.Invalid("point (%d,%d) outside the %dx%d screen", a.Point.X, a.Point.Y, ds.width, ds.height)
 		}
 	case sdk.ActSwipe:
 		if !in(a.Point) || !in(a.To) {
-			return sdk.Invalid("swipe (%d,%d)→(%d,%d) leaves the %dx%d screen", a.Point.X, a.Point.Y, a.To.X, a.To.Y, p.spec.Width, p.spec.Height)
+			return sdk.Invalid("swipe (%d,%d)→(%d,%d) leaves the %dx%d screen", a.Point.X, a.Point.Y, a.To.X, a.To.Y, ds.width, ds.height)
 		}
 	case sdk.ActScroll:
 		if a.HasPoint && !in(a.Point) {
-			return sdk.Invalid("point (%d,%d) outside the %dx%d screen", a.Point.X, a.Point.Y, p.spec.Width, p.spec.Height)
+			return sdk.Invalid("point (%d,%d) outside the %dx%d screen", a.Point.X, a.Point.Y, ds.width, ds.height)
 		}
 		if a.Amount < 0 || a.Amount > 1000 {
 			return sdk.Invalid("scroll amount %d: want 0 to 1000", a.Amount)
@@ -96,59 +96,60 @@ func (p *phone) checkAction(a sdk.Action) error {
 	return nil
 }
 
-func (p *phone) tap(pt sdk.Point) (string, error) {
-	n := p.view().hit(pt)
+func (ds *display) tap(pt sdk.Point) (string, error) {
+	n := ds.view().hit(pt)
 	if n == nil {
-		if p.locked {
-			return "", fmt.Errorf("device %q: tap outside the PIN pad: %w", p.spec.ID, sdk.ErrLocked)
+		if ds.keyguard() {
+			return "", fmt.Errorf("device %q: tap outside the PIN pad: %w", ds.spec.ID, sdk.ErrLocked)
 		}
 		return "nothing there", nil
 	}
 	return n.tap()
 }
 
-// swipe pulls the shade down from the top edge, or scrolls what is under the finger.
-func (p *phone) swipe(from, to sdk.Point) (string, error) {
+// swipe pulls the shade down from the top edge of display 0, or scrolls
+// what is under the finger.
+func (ds *display) swipe(from, to sdk.Point) (string, error) {
 	dy := to.Y - from.Y
 	switch {
-	case from.Y < p.px(statusBarDP*2) && dy > p.px(48):
-		p.shade, p.recents, p.focus = true, false, ""
+	case !ds.background() && from.Y < ds.px(statusBarDP*2) && dy > ds.px(48):
+		ds.shade, ds.recents, ds.focus = true, false, ""
 		return "opened the notification shade", nil
-	case p.shade && dy < -p.px(48):
-		p.shade = false
+	case ds.shade && dy < -ds.px(48):
+		ds.shade = false
 		return "closed the notification shade", nil
 	}
-	n := p.view().scrollerAt(from)
+	n := ds.view().scrollerAt(from)
 	if n == nil || dy == 0 {
 		return "nothing to scroll", nil
 	}
-	return p.scrollBy(n.scroll, -dy)
+	return ds.scrollBy(n.scroll, -dy)
 }
 
-func (p *phone) scroll(a sdk.Action) (string, error) {
+func (ds *display) scroll(a sdk.Action) (string, error) {
 	pt := a.Point
 	if !a.HasPoint {
-		pt = sdk.Point{X: p.spec.Width / 2, Y: p.spec.Height / 2}
+		pt = sdk.Point{X: ds.width / 2, Y: ds.height / 2}
 	}
 	amount := a.Amount
 	if amount == 0 {
 		amount = 600
 	}
-	d := amount * p.spec.Height / 1000
+	d := amount * ds.height / 1000
 	switch a.Direction {
 	case sdk.ScrollUp:
 		d = -d
 	case sdk.ScrollLeft, sdk.ScrollRight:
 		return "nothing scrolls sideways here", nil
 	}
-	n := p.view().scrollerAt(pt)
+	n := ds.view().scrollerAt(pt)
 	if n == nil {
 		return "nothing to scroll", nil
 	}
-	return p.scrollBy(n.scroll, d)
+	return ds.scrollBy(n.scroll, d)
 }
 
-func (p *phone) scrollBy(s *scroller, d int) (string, error) {
+func (ds *display) scrollBy(s *scroller, d int) (string, error) {
 	if s.entry.scroll == nil {
 		s.entry.scroll = map[string]int{}
 	}
@@ -161,59 +162,63 @@ func (p *phone) scrollBy(s *scroller, d int) (string, error) {
 }
 
 // typeText types into the focused field.
-func (p *phone) typeText(text string, replace, submit bool) (string, error) {
-	if !p.keyboardShown() {
+func (ds *display) typeText(text string, replace, submit bool) (string, error) {
+	if !ds.keyboardShown() {
 		return "", sdk.Invalid("no text field has focus; tap one first")
 	}
 	if replace {
-		p.vars[p.focus] = ""
+		ds.vars[ds.focus] = ""
 	}
-	p.vars[p.focus] += text
+	ds.vars[ds.focus] += text
 	if submit {
-		return p.key(sdk.KeyEnter)
+		return ds.key(sdk.KeyEnter)
 	}
 	return fmt.Sprintf("typed %d characters", utf8.RuneCountInString(text)), nil
 }
 
-// key presses a named key; it works on a locked phone too.
-func (p *phone) key(k sdk.Key) (string, error) {
+// key presses a named key; it works on a locked phone too. The power keys
+// act on the phone; the others on the display.
+func (ds *display) key(k sdk.Key) (string, error) {
 	switch k {
 	case sdk.KeyPower:
-		if p.screenOn {
-			return p.sleep(), nil
+		if ds.screenOn {
+			return ds.sleep(), nil
 		}
-		return p.wake(), nil
+		return ds.wake(), nil
 	case sdk.KeyWake:
-		return p.wake(), nil
+		return ds.wake(), nil
 	case sdk.KeySleep:
-		return p.sleep(), nil
+		return ds.sleep(), nil
 	}
-	if !p.screenOn {
+	if !ds.lit() {
 		return "screen is off", nil
 	}
-	if p.locked {
+	if ds.keyguard() {
 		switch k {
 		case sdk.KeyEnter:
-			return p.pinKey("OK")
+			return ds.pinKey("OK")
 		case sdk.KeyDelete:
-			return p.pinKey("Delete")
+			return ds.pinKey("Delete")
 		}
 		return "locked", nil
 	}
 	switch k {
 	case sdk.KeyBack, sdk.KeyEscape:
-		return p.back(), nil
+		return ds.back(), nil
 	case sdk.KeyHome:
-		return p.home(), nil
+		return ds.home(), nil
 	case sdk.KeyRecents:
-		p.recents, p.shade, p.focus = !p.recents, false, ""
+		if ds.background() {
+			return "no recent apps on a background display", nil
+		}
+		ds.recents, ds.shade, ds.focus = !ds.recents, false, ""
 		return "toggled recent apps", nil
 	case sdk.KeyEnter:
-		return p.submit()
+		return ds.submit()
 	case sdk.KeyDelete:
-		if v := p.vars[p.focus]; p.keyboardShown() && v != "" {
+		if v := ds.vars[ds.focus]; ds.keyboardShown() && v != "" {
 			_, size := utf8.DecodeLastRuneInString(v)
-			p.vars[p.focus] = v[:len(v)-size]
+			ds.vars[ds.focus] = v[:len(v)-size]
 			return "deleted a character", nil
 		}
 	}
@@ -233,7 +238,9 @@ func (p *phone) sleep() string {
 	if !p.screenOn {
 		return "screen already off"
 	}
-	p.screenOn, p.focus, p.shade, p.recents = false, "", false, false
+	// Background displays keep their state: they stay on.
+	m := p.main()
+	p.screenOn, m.focus, m.shade, m.recents = false, "", false, false
 	if p.spec.PIN != "" {
 		p.locked = true
 	}
@@ -242,20 +249,20 @@ func (p *phone) sleep() string {
 }
 
 // submit runs the focused field's on_submit steps.
-func (p *phone) submit() (string, error) {
-	e := p.top()
-	if !p.keyboardShown() || e == nil {
+func (ds *display) submit() (string, error) {
+	e := ds.top()
+	if !ds.keyboardShown() || e == nil {
 		return "no effect", nil
 	}
 	screen := e.app.Screens[e.screen]
-	if p.dialog != "" {
-		screen = e.app.Screens[p.dialog]
+	if ds.dialog != "" {
+		screen = e.app.Screens[ds.dialog]
 	}
-	f := findField(screen.Elements, p.focus)
+	f := findField(screen.Elements, ds.focus)
 	if len(f.OnSubmit) == 0 {
 		return "no effect", nil
 	}
-	return p.run(e.app, f.OnSubmit, nil)
+	return ds.run(e.app, f.OnSubmit, nil)
 }
 
 func findField(els []*ElementSpec, name string) *ElementSpec {
@@ -271,140 +278,147 @@ func findField(els []*ElementSpec, name string) *ElementSpec {
 }
 
 // back closes what is on top: the keyboard, a panel, a dialog, then a screen.
-func (p *phone) back() string {
+func (ds *display) back() string {
 	switch {
-	case p.shade || p.recents:
-		p.shade, p.recents = false, false
+	case ds.shade || ds.recents:
+		ds.shade, ds.recents = false, false
 		return "closed the panel"
-	case p.keyboardShown():
-		p.focus = ""
+	case ds.keyboardShown():
+		ds.focus = ""
 		return "hid the keyboard"
-	case p.dialog != "":
-		p.dialog = ""
+	case ds.dialog != "":
+		ds.dialog = ""
 		return "closed the dialog"
-	case len(p.stack) > 0:
-		p.pop()
+	case len(ds.stack) > 0:
+		ds.pop()
 		return "went back"
 	}
 	return "already home"
 }
 
 // pop leaves the screen in front.
-func (p *phone) pop() {
-	if len(p.stack) > 0 {
-		p.stack = p.stack[:len(p.stack)-1]
+func (ds *display) pop() {
+	if len(ds.stack) > 0 {
+		ds.stack = ds.stack[:len(ds.stack)-1]
 	}
-	p.focus, p.dialog = "", ""
+	ds.focus, ds.dialog = "", ""
 }
 
-func (p *phone) home() string {
-	p.stack, p.dialog, p.focus, p.shade, p.recents = nil, "", "", false, false
+func (ds *display) home() string {
+	ds.stack, ds.dialog, ds.focus, ds.shade, ds.recents = nil, "", "", false, false
 	return "went home"
 }
 
 // push shows a screen of app on top of the stack.
-func (p *phone) push(app *AppSpec, screen string) {
-	p.stack = append(p.stack, &entry{app: app, screen: screen})
-	p.dialog, p.focus, p.shade, p.recents = "", "", false, false
-	for i, a := range p.recent {
+func (ds *display) push(app *AppSpec, screen string) {
+	ds.stack = append(ds.stack, &entry{app: app, screen: screen})
+	ds.dialog, ds.focus, ds.shade, ds.recents = "", "", false, false
+	if ds.background() {
+		return // the recents panel lists display 0's apps
+	}
+	for i, a := range ds.recent {
 		if a == app {
-			p.recent = append(p.recent[:i:i], p.recent[i+1:]...)
+			ds.recent = append(ds.recent[:i:i], ds.recent[i+1:]...)
 			break
 		}
 	}
-	p.recent = append([]*AppSpec{app}, p.recent...)
+	ds.recent = append([]*AppSpec{app}, ds.recent...)
 }
 
 // launch brings app to the front on its start screen.
-func (p *phone) launch(app *AppSpec) (string, error) {
-	p.push(app, app.Start)
-	return "launched " + p.appID(app), nil
+func (ds *display) launch(app *AppSpec) (string, error) {
+	ds.push(app, app.Start)
+	return "launched " + ds.appID(app), nil
 }
 
-func (p *phone) stop(id string) (string, error) {
-	app := findApp(p.apps, id)
+// stop closes app's screens on this display; other displays keep theirs.
+func (ds *display) stop(id string) (string, error) {
+	app := findApp(ds.apps, id)
 	if app == nil {
-		return "", fmt.Errorf("device %q: app %q: %w", p.spec.ID, id, sdk.ErrAppNotFound)
+		return "", fmt.Errorf("device %q: app %q: %w", ds.spec.ID, id, sdk.ErrAppNotFound)
 	}
-	kept := p.stack[:0]
-	for _, e := range p.stack {
+	kept := ds.stack[:0]
+	for _, e := range ds.stack {
 		if e.app != app {
 			kept = append(kept, e)
 		}
 	}
-	p.stack = kept
-	p.dialog, p.focus = "", ""
-	return "stopped " + p.appID(app), nil
+	ds.stack = kept
+	ds.dialog, ds.focus = "", ""
+	return "stopped " + ds.appID(app), nil
 }
 
 // openURL opens the browser (the app with a url_screen) on url.
-func (p *phone) openURL(url string) (string, error) {
-	for _, a := range p.apps {
+func (ds *display) openURL(url string) (string, error) {
+	for _, a := range ds.apps {
 		if a.URLScreen != "" {
-			p.vars["url"] = url
-			p.push(a, a.URLScreen)
+			ds.vars["url"] = url
+			ds.push(a, a.URLScreen)
 			return "opened " + url + " in " + a.Label, nil
 		}
 	}
-	return "", fmt.Errorf("device %q: no browser: %w", p.spec.ID, sdk.ErrAppNotFound)
+	return "", fmt.Errorf("device %q: no browser: %w", ds.spec.ID, sdk.ErrAppNotFound)
 }
 
 // run performs steps of app's screens with template values locals.
-func (p *phone) run(app *AppSpec, steps []*Step, locals map[string]string) (string, error) {
+func (ds *display) run(app *AppSpec, steps []*Step, locals map[string]string) (string, error) {
 	var done []string
 	for _, s := range steps {
 		switch {
 		case s.Go != "":
 			a, name := app, s.Go
 			if k, n, ok := strings.Cut(s.Go, "/"); ok {
-				a, name = findApp(p.apps, k), n
+				a, name = findApp(ds.apps, k), n
 			}
 			if a == nil {
-				return "", fmt.Errorf("device %q: app of %q: %w", p.spec.ID, s.Go, sdk.ErrAppNotFound)
+				return "", fmt.Errorf("device %q: app of %q: %w", ds.spec.ID, s.Go, sdk.ErrAppNotFound)
 			}
-			p.push(a, name)
+			ds.push(a, name)
 		case s.Back:
-			p.pop()
+			ds.pop()
 		case s.Home:
-			p.home()
+			ds.home()
 		case s.Launch != "":
-			a := findApp(p.apps, s.Launch)
+			a := findApp(ds.apps, s.Launch)
 			if a == nil {
-				return "", fmt.Errorf("device %q: app %q: %w", p.spec.ID, s.Launch, sdk.ErrAppNotFound)
+				return "", fmt.Errorf("device %q: app %q: %w", ds.spec.ID, s.Launch, sdk.ErrAppNotFound)
 			}
-			p.push(a, a.Start)
+			ds.push(a, a.Start)
 		case s.Dialog != "":
-			p.dialog, p.focus = s.Dialog, ""
+			ds.dialog, ds.focus = s.Dialog, ""
 		case s.Dismiss:
-			p.dialog = ""
+			ds.dialog = ""
 		case s.Set != nil:
 			for k, v := range s.Set {
-				p.vars[k] = p.expand(v, locals)
+				ds.vars[k] = ds.expand(v, locals)
 			}
 		case s.Append != nil:
-			list := p.expand(s.Append.List, locals)
-			p.lists[list] = append(p.lists[list], p.expand(s.Append.Text, locals))
+			list := ds.expand(s.Append.List, locals)
+			ds.lists[list] = append(ds.lists[list], ds.expand(s.Append.Text, locals))
 		case s.Notify != nil:
 			n := *s.Notify
-			n.Title, n.Text = p.expand(n.Title, locals), p.expand(n.Text, locals)
-			p.post(n)
+			n.Title, n.Text = ds.expand(n.Title, locals), ds.expand(n.Text, locals)
+			ds.post(n)
 		case s.Copy != "":
-			p.clipboard = p.expand(s.Copy, locals)
+			ds.clipboard = ds.expand(s.Copy, locals)
 		case s.Require != "":
-			if p.vars[s.Require] == "" {
+			if ds.vars[s.Require] == "" {
 				return "nothing happens: " + s.Require + " is empty", nil
 			}
 			continue
 		case s.Animate != nil:
-			an := &animation{start: p.d.now(), dur: s.Animate.Duration, label: p.expand(s.Animate.Label, locals)}
-			p.anim = an
+			an := &animation{start: ds.d.now(), dur: s.Animate.Duration, label: ds.expand(s.Animate.Label, locals)}
+			ds.anim = an
 			then := s.Animate.Then
-			p.after(an.dur, func() {
-				if p.anim == an {
-					p.anim = nil
+			ds.after(an.dur, func() {
+				if ds.anim == an {
+					ds.anim = nil
 				}
-				if _, err := p.run(app, then, locals); err != nil {
-					p.d.log.Warn("animation end", "device", p.spec.ID, "err", err)
+				if ds.removed {
+					return // the display went away while animating
+				}
+				if _, err := ds.run(app, then, locals); err != nil {
+					ds.d.log.Warn("animation end", "device", ds.spec.ID, "err", err)
 				}
 			})
 		}

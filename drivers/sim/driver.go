@@ -21,7 +21,8 @@ import (
 const Version = "0.1.0"
 
 // Driver serves a World's phones. It implements sdk.Driver and the optional
-// Inputter, Waker, Unlocker, LockEventer, IdleWaiter, AppLister and Filer.
+// Inputter, Waker, Unlocker, LockEventer, IdleWaiter, AppLister, Filer,
+// Streamer, NotificationLister and Displayer.
 type Driver struct {
 	phones []*phone
 	byID   map[string]*phone
@@ -48,6 +49,7 @@ var (
 	_ sdk.AppLister   = (*Driver)(nil)
 	_ sdk.Filer       = (*Driver)(nil)
 	_ sdk.Streamer    = (*Driver)(nil)
+	_ sdk.Displayer   = (*Driver)(nil)
 
 	_ sdk.NotificationLister = (*Driver)(nil)
 )
@@ -217,28 +219,22 @@ func (d *Driver) scheduleDrop(dr Drop) {
 		time.AfterFunc(dr.After+dr.For, func() { set(true) }))
 }
 
-// Screen reads the screen as an element tree.
+// Screen reads a display as an element tree.
 func (d *Driver) Screen(ctx context.Context, deviceID string, displayID int) (*sdk.Screen, error) {
 	var s *sdk.Screen
-	err := d.with(ctx, "screen", deviceID, "", func(p *phone) error {
-		if displayID != 0 {
-			return sdk.Invalid("display %d: this phone has only display 0", displayID)
-		}
-		s = p.view().screen(p)
+	err := d.withDisplay(ctx, "screen", deviceID, displayID, "", func(ds *display) error {
+		s = ds.view().screen(ds)
 		return nil
 	})
 	return s, err
 }
 
-// Act performs one action.
+// Act performs one action on the action's display.
 func (d *Driver) Act(ctx context.Context, deviceID string, a sdk.Action) (sdk.ActResult, error) {
 	var detail string
-	err := d.with(ctx, "act", deviceID, a.Kind, func(p *phone) error {
-		if a.DisplayID != 0 {
-			return sdk.Invalid("display %d: this phone has only display 0", a.DisplayID)
-		}
+	err := d.withDisplay(ctx, "act", deviceID, a.DisplayID, a.Kind, func(ds *display) error {
 		var err error
-		detail, err = p.act(a)
+		detail, err = ds.act(a)
 		return err
 	})
 	return sdk.ActResult{Detail: detail}, err
@@ -268,7 +264,8 @@ func (d *Driver) Unlock(ctx context.Context, deviceID, pin string) error {
 	})
 }
 
-// WaitIdle waits until no animation is running.
+// WaitIdle waits until no animation is running on any of the phone's
+// displays: the contract's WaitIdle names no display.
 func (d *Driver) WaitIdle(ctx context.Context, deviceID string, timeout time.Duration) (bool, error) {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -334,7 +331,7 @@ func (d *Driver) Input(ctx context.Context, next func() (sdk.InputEvent, error))
 		if err != nil {
 			return n, err
 		}
-		err = d.with(ctx, "input", ev.DeviceID, "", func(p *phone) error { return p.input(ev) })
+		err = d.withDisplay(ctx, "input", ev.DeviceID, ev.DisplayID, "", func(ds *display) error { return ds.input(ev) })
 		if err != nil {
 			return n, err
 		}

@@ -41,15 +41,15 @@ func (p *phone) class(role string, override PerPlatform) string {
 }
 
 // element makes the node for one instance: its element, looks and handlers.
-func (p *phone) element(e *entry, in instance) *node {
+func (ds *display) element(e *entry, in instance) *node {
 	s := in.spec
 	el := sdk.Element{
-		Class:              p.class(s.Role, s.Class),
-		Text:               p.expand(s.Text, in.locals),
-		ContentDescription: p.expand(s.ContentDescription, in.locals),
-		ResourceID:         p.resourceID(s, e.app),
-		Hint:               p.expand(s.Hint, in.locals),
-		Value:              p.expand(s.Value, in.locals),
+		Class:              ds.class(s.Role, s.Class),
+		Text:               ds.expand(s.Text, in.locals),
+		ContentDescription: ds.expand(s.ContentDescription, in.locals),
+		ResourceID:         ds.resourceID(s, e.app),
+		Hint:               ds.expand(s.Hint, in.locals),
+		Value:              ds.expand(s.Value, in.locals),
 		Enabled:            true,
 		Visible:            true,
 	}
@@ -70,7 +70,7 @@ func (p *phone) element(e *entry, in instance) *node {
 	case "image":
 		n.fill = grey
 	}
-	p.applyFlags(&n.el, s.Flags)
+	ds.applyFlags(&n.el, s.Flags)
 	if c, _ := parseColor(s.Color); s.Color != "" {
 		n.fill = c
 	}
@@ -78,10 +78,10 @@ func (p *phone) element(e *entry, in instance) *node {
 		n.ink = white
 	}
 	if n.el.Editable {
-		p.field(n, s)
+		ds.field(n, s)
 	}
 	if s.Role == "switch" && s.Name != "" {
-		n.el.Checkable, n.el.Checked = true, p.vars[s.Name] == "1"
+		n.el.Checkable, n.el.Checked = true, ds.vars[s.Name] == "1"
 		n.el.Value = "0"
 		if n.el.Checked {
 			n.el.Value = "1"
@@ -90,35 +90,35 @@ func (p *phone) element(e *entry, in instance) *node {
 	if len(s.OnTap) > 0 || s.Role == "switch" {
 		n.tap = func() (string, error) {
 			if s.Role == "switch" && s.Name != "" {
-				p.vars[s.Name] = map[bool]string{true: "0", false: "1"}[p.vars[s.Name] == "1"]
+				ds.vars[s.Name] = map[bool]string{true: "0", false: "1"}[ds.vars[s.Name] == "1"]
 			}
-			return p.run(e.app, s.OnTap, in.locals)
+			return ds.run(e.app, s.OnTap, in.locals)
 		}
 	}
 	if len(s.OnLongPress) > 0 {
-		n.long = func() (string, error) { return p.run(e.app, s.OnLongPress, in.locals) }
+		n.long = func() (string, error) { return ds.run(e.app, s.OnLongPress, in.locals) }
 	}
 	return n
 }
 
 // field binds a text field to its variable: its text, focus, tap and paste.
-func (p *phone) field(n *node, s *ElementSpec) {
-	v := p.vars[s.Name]
+func (ds *display) field(n *node, s *ElementSpec) {
+	v := ds.vars[s.Name]
 	n.el.Text = v
 	if n.el.Password {
 		n.el.Text = strings.Repeat("•", utf8.RuneCountInString(v))
 	}
-	n.el.Focused = p.focus == s.Name
+	n.el.Focused = ds.focus == s.Name
 	if n.el.Focused {
 		n.fill = focusFill
 	}
 	n.tap = func() (string, error) {
-		p.focus = s.Name
+		ds.focus = s.Name
 		return "focused " + s.Name, nil
 	}
 	n.long = func() (string, error) {
-		p.focus = s.Name
-		p.vars[s.Name] += p.clipboard
+		ds.focus = s.Name
+		ds.vars[s.Name] += ds.clipboard
 		return "pasted", nil
 	}
 }

@@ -5,28 +5,28 @@ import (
 )
 
 // input applies one raw event. Errors of the gesture itself (a locked phone)
-// are dropped: a person's mirror does not stop for them. p.mu is held.
-func (p *phone) input(ev sdk.InputEvent) error {
+// are dropped: a person's mirror does not stop for them. The phone's mu is held.
+func (ds *display) input(ev sdk.InputEvent) error {
 	var a *sdk.Action
 	switch {
 	case ev.Pointer != nil:
 		pe := ev.Pointer
-		if !p.inside(pe.Point) {
-			return sdk.Invalid("pointer at (%d,%d) is outside the %dx%d screen", pe.Point.X, pe.Point.Y, p.spec.Width, p.spec.Height)
+		if !ds.inside(pe.Point) {
+			return sdk.Invalid("pointer at (%d,%d) is outside the %dx%d screen", pe.Point.X, pe.Point.Y, ds.width, ds.height)
 		}
 		switch pe.Action {
 		case sdk.PointerDown:
-			p.pointers[pe.PointerID] = pe.Point
+			ds.pointers[pe.PointerID] = pe.Point
 		case sdk.PointerCancel:
-			delete(p.pointers, pe.PointerID)
+			delete(ds.pointers, pe.PointerID)
 		case sdk.PointerUp:
-			from, ok := p.pointers[pe.PointerID]
-			delete(p.pointers, pe.PointerID)
+			from, ok := ds.pointers[pe.PointerID]
+			delete(ds.pointers, pe.PointerID)
 			if !ok {
 				return nil
 			}
 			a = &sdk.Action{Kind: sdk.ActTap, Point: from}
-			if dx, dy := pe.Point.X-from.X, pe.Point.Y-from.Y; dx*dx+dy*dy > p.px(8)*p.px(8) {
+			if dx, dy := pe.Point.X-from.X, pe.Point.Y-from.Y; dx*dx+dy*dy > ds.px(8)*ds.px(8) {
 				a = &sdk.Action{Kind: sdk.ActSwipe, Point: from, To: pe.Point}
 			}
 		}
@@ -38,8 +38,8 @@ func (p *phone) input(ev sdk.InputEvent) error {
 	if a == nil {
 		return nil
 	}
-	if _, err := p.act(*a); err != nil {
-		p.d.log.Debug("input ignored", "device", p.spec.ID, "err", err)
+	if _, err := ds.act(*a); err != nil {
+		ds.d.log.Debug("input ignored", "device", ds.spec.ID, "err", err)
 	}
 	return nil
 }

@@ -27,31 +27,31 @@ type instance struct {
 }
 
 // appLayer lays out an app screen, or a dialog of it, inside area.
-func (p *phone) appLayer(e *entry, s *ScreenSpec, area sdk.Rect, dialog bool) *layer {
+func (ds *display) appLayer(e *entry, s *ScreenSpec, area sdk.Rect, dialog bool) *layer {
 	l := &layer{area: area, modal: dialog}
 	box := area
 	if dialog {
 		h := 0
-		for _, in := range p.instances(s.Elements, nil, "d") {
-			h += p.px(p.natural(in.spec) + gapDP)
+		for _, in := range ds.instances(s.Elements, nil, "d") {
+			h += ds.px(ds.natural(in.spec) + gapDP)
 		}
-		h = min(h+p.px(32), area.Height())
-		box = sdk.Rect{Left: area.Left + p.px(24), Right: area.Right - p.px(24)}
+		h = min(h+ds.px(32), area.Height())
+		box = sdk.Rect{Left: area.Left + ds.px(24), Right: area.Right - ds.px(24)}
 		box.Top = area.Top + (area.Height()-h)/2
 		box.Bottom = box.Top + h
 		l.area = box
-		box.Top += p.px(16)
-		box.Bottom -= p.px(16)
+		box.Top += ds.px(16)
+		box.Bottom -= ds.px(16)
 	}
 	root := &node{el: sdk.Element{
-		Class: p.class("group", PerPlatform{}), Bounds: l.area, Enabled: true, Visible: true,
-		ResourceID: p.rootID(e.app, dialog),
+		Class: ds.class("group", PerPlatform{}), Bounds: l.area, Enabled: true, Visible: true,
+		ResourceID: ds.rootID(e.app, dialog),
 	}, fill: white}
 	if dialog {
-		root.fill, root.el.Class = dialogFill, p.class("dialog", PerPlatform{})
+		root.fill, root.el.Class = dialogFill, ds.class("dialog", PerPlatform{})
 	}
 	ri := l.add(-1, root)
-	p.column(l, ri, e, p.instances(s.Elements, nil, "e"), box, box)
+	ds.column(l, ri, e, ds.instances(s.Elements, nil, "e"), box, box)
 	return l
 }
 
@@ -117,26 +117,26 @@ func (p *phone) natural(s *ElementSpec) int {
 
 // column stacks instances top to bottom inside box, docked ones from the
 // bottom up, fill ones sharing what is left; clip is the visible part.
-func (p *phone) column(l *layer, parent int, e *entry, ins []instance, box, clip sdk.Rect) {
+func (ds *display) column(l *layer, parent int, e *entry, ins []instance, box, clip sdk.Rect) {
 	used, fills := 0, 0
 	for _, in := range ins {
 		if in.spec.Fill || (in.spec.Role == "list" && in.spec.Height == 0) {
 			fills++
 			continue
 		}
-		used += p.px(p.natural(in.spec) + gapDP)
+		used += ds.px(ds.natural(in.spec) + gapDP)
 	}
 	rest := 0
 	if fills > 0 {
-		rest = max(box.Height()-used, p.px(48)*fills) / fills
+		rest = max(box.Height()-used, ds.px(48)*fills) / fills
 	}
 	top, bottom := box.Top, box.Bottom
 	// Docked elements are measured first, so the flow knows where the bottom is.
 	docked := map[int]sdk.Rect{}
 	for i := len(ins) - 1; i >= 0; i-- {
 		if in := ins[i]; in.spec.Dock == "bottom" {
-			h := p.px(p.natural(in.spec))
-			bottom -= h + p.px(gapDP)
+			h := ds.px(ds.natural(in.spec))
+			bottom -= h + ds.px(gapDP)
 			docked[i] = sdk.Rect{Left: box.Left, Top: bottom, Right: box.Right, Bottom: bottom + h}
 		}
 	}
@@ -144,65 +144,65 @@ func (p *phone) column(l *layer, parent int, e *entry, ins []instance, box, clip
 	flowClip.Bottom = min(flowClip.Bottom, bottom)
 	for i, in := range ins {
 		if r, ok := docked[i]; ok {
-			p.place(l, parent, e, in, r, clip)
+			ds.place(l, parent, e, in, r, clip)
 			continue
 		}
-		h := p.px(p.natural(in.spec))
+		h := ds.px(ds.natural(in.spec))
 		if in.spec.Fill || (in.spec.Role == "list" && in.spec.Height == 0) {
-			h = min(rest-p.px(gapDP), bottom-top)
+			h = min(rest-ds.px(gapDP), bottom-top)
 		}
 		r := sdk.Rect{Left: box.Left, Top: top, Right: box.Right, Bottom: top + h}
 		if len(in.spec.Bounds) == 4 {
 			b := in.spec.Bounds
-			r = sdk.Rect{Left: box.Left + p.px(b[0]), Top: box.Top + p.px(b[1]), Right: box.Left + p.px(b[2]), Bottom: box.Top + p.px(b[3])}
+			r = sdk.Rect{Left: box.Left + ds.px(b[0]), Top: box.Top + ds.px(b[1]), Right: box.Left + ds.px(b[2]), Bottom: box.Top + ds.px(b[3])}
 		} else {
-			top += h + p.px(gapDP)
+			top += h + ds.px(gapDP)
 		}
-		p.place(l, parent, e, in, r, flowClip)
+		ds.place(l, parent, e, in, r, flowClip)
 	}
 }
 
 // row lays instances side by side in r: fixed widths first, the rest share.
-func (p *phone) row(l *layer, parent int, e *entry, kids []instance, r, clip sdk.Rect) {
+func (ds *display) row(l *layer, parent int, e *entry, kids []instance, r, clip sdk.Rect) {
 	free, flex := r.Width(), 0
 	for _, k := range kids {
 		if k.spec.Width > 0 {
-			free -= p.px(k.spec.Width)
+			free -= ds.px(k.spec.Width)
 		} else {
 			flex++
 		}
 	}
 	x := r.Left
 	for _, k := range kids {
-		w := p.px(k.spec.Width)
+		w := ds.px(k.spec.Width)
 		if k.spec.Width == 0 {
 			w = max(free, 0) / max(flex, 1)
 		}
-		p.place(l, parent, e, k, sdk.Rect{Left: x, Top: r.Top, Right: x + w, Bottom: r.Bottom}, clip)
+		ds.place(l, parent, e, k, sdk.Rect{Left: x, Top: r.Top, Right: x + w, Bottom: r.Bottom}, clip)
 		x += w
 	}
 }
 
 // place adds one instance at r, if any of it shows inside clip, and lays out its children.
-func (p *phone) place(l *layer, parent int, e *entry, in instance, r, clip sdk.Rect) {
+func (ds *display) place(l *layer, parent int, e *entry, in instance, r, clip sdk.Rect) {
 	vis := intersect(r, clip)
 	if vis.Empty() {
 		return
 	}
-	n := p.element(e, in)
+	n := ds.element(e, in)
 	n.el.Bounds = vis
 	i := l.add(parent, n)
 	if len(in.spec.Children) == 0 {
 		return
 	}
-	kids := p.instances(in.spec.Children, in.locals, in.path)
+	kids := ds.instances(in.spec.Children, in.locals, in.path)
 	switch {
 	case in.spec.Row:
-		p.row(l, i, e, kids, r, vis)
+		ds.row(l, i, e, kids, r, vis)
 	case n.el.Scrollable:
 		content := 0
 		for _, kid := range kids {
-			content += p.px(p.natural(kid.spec) + gapDP)
+			content += ds.px(ds.natural(kid.spec) + gapDP)
 		}
 		sc := &scroller{entry: e, key: in.path, max: max(content-r.Height(), 0)}
 		sc.offset = min(e.scroll[in.path], sc.max)
@@ -210,9 +210,9 @@ func (p *phone) place(l *layer, parent int, e *entry, in instance, r, clip sdk.R
 		inner := r
 		inner.Top -= sc.offset
 		inner.Bottom = inner.Top + max(content, r.Height())
-		p.column(l, i, e, kids, inner, vis)
+		ds.column(l, i, e, kids, inner, vis)
 	default:
-		p.column(l, i, e, kids, r, vis)
+		ds.column(l, i, e, kids, r, vis)
 	}
 }
 

@@ -9,13 +9,12 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
-// phone is one virtual phone's state. mu guards every field below it; lock
-// order: phone.mu before Driver.watchMu.
+// phone is one virtual phone's state. mu guards every field below it and
+// the phone's displays; lock order: phone.mu before Driver.watchMu.
 type phone struct {
-	d     *Driver
-	spec  *PhoneSpec
-	apps  []*AppSpec
-	scale float64 // pixels per dp
+	d    *Driver
+	spec *PhoneSpec
+	apps []*AppSpec
 
 	mu        sync.Mutex
 	present   bool // false while a drop fault has removed it
@@ -24,21 +23,16 @@ type phone struct {
 	locked    bool
 	pinEntry  string
 	pinWrong  bool
-	stack     []*entry // the back stack; empty shows the launcher
-	dialog    string   // a screen of the top entry's app shown as a dialog
-	focus     string   // the focused field's variable
-	shade     bool
-	recents   bool
-	recent    []*AppSpec
+	displays  map[int]*display // by id; 0, the phone's own screen, is always there
+	lastID    int              // the last background display id handed out
+	recent    []*AppSpec       // apps used on display 0, for its recents panel
 	vars      map[string]string
 	lists     map[string][]string
 	notes     []notification
 	nextNote  int
 	clipboard string
-	anim      *animation
 	timers    map[*time.Timer]struct{}
 	folder    string // the Pinky folder, made on first use
-	pointers  map[int]sdk.Point
 	closed    bool
 }
 
@@ -64,11 +58,12 @@ type animation struct {
 
 func newPhone(d *Driver, spec *PhoneSpec, all []*AppSpec) *phone {
 	p := &phone{
-		d: d, spec: spec, scale: float64(spec.Density) / 160,
+		d: d, spec: spec,
 		present: true, online: true, screenOn: !spec.ScreenOff, locked: spec.Locked,
 		vars: map[string]string{}, lists: map[string][]string{},
-		clipboard: spec.Clipboard, timers: map[*time.Timer]struct{}{}, pointers: map[int]sdk.Point{},
+		clipboard: spec.Clipboard, timers: map[*time.Timer]struct{}{},
 	}
+	p.displays = map[int]*display{0: newDisplay(p, 0, spec.Width, spec.Height, spec.Density)}
 	for _, a := range all {
 		if spec.dump == nil && (len(spec.Apps) == 0 || slices.Contains(spec.Apps, a.Key)) {
 			p.apps = append(p.apps, a)
@@ -140,12 +135,15 @@ func (p *phone) close() string {
 // appID is an app's id on this phone's platform.
 func (p *phone) appID(a *AppSpec) string { return a.ID.For(p.spec.Platform) }
 
+// main is display 0, the phone's own screen.
+func (p *phone) main() *display { return p.displays[0] }
+
 // top is the entry in front, or nil for the launcher.
-func (p *phone) top() *entry {
-	if len(p.stack) == 0 {
+func (ds *display) top() *entry {
+	if len(ds.stack) == 0 {
 		return nil
 	}
-	return p.stack[len(p.stack)-1]
+	return ds.stack[len(ds.stack)-1]
 }
 
 // expand replaces {name} with locals, then variables.
@@ -187,5 +185,12 @@ func (p *phone) post(n NotifySpec) {
 	add()
 }
 
-// idle reports whether no animation is running.
-func (p *phone) idle() bool { return p.anim == nil }
+// idle reports whether no animation is running on any display.
+func (p *phone) idle() bool {
+	for _, ds := range p.displays {
+		if ds.anim != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -12,15 +12,13 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sim/render"
 )
 
-// Screenshot draws the screen from its element tree, as PNG or JPEG.
+// Screenshot draws a display from its element tree, as PNG or JPEG.
 func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
 	var boxes []render.Box
 	var w, h int
 	var f float64
-	err := d.with(ctx, "screenshot", req.DeviceID, "", func(p *phone) error {
+	err := d.withDisplay(ctx, "screenshot", req.DeviceID, req.DisplayID, "", func(ds *display) error {
 		switch {
-		case req.DisplayID != 0:
-			return sdk.Invalid("display %d: this phone has only display 0", req.DisplayID)
 		case req.MaxSide < 0:
 			return sdk.Invalid("max side %d: want 0 or more", req.MaxSide)
 		case req.Quality < 0 || req.Quality > 100:
@@ -28,12 +26,12 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 		case req.Format != "" && req.Format != sdk.FormatPNG && req.Format != sdk.FormatJPEG:
 			return sdk.Invalid("format %q: want png or jpeg", req.Format)
 		}
-		w, h, f = p.spec.Width, p.spec.Height, 1
+		w, h, f = ds.width, ds.height, 1
 		if long := max(w, h); req.MaxSide > 0 && long > req.MaxSide {
 			f = float64(req.MaxSide) / float64(long)
 			w, h = max(1, int(float64(w)*f+0.5)), max(1, int(float64(h)*f+0.5))
 		}
-		boxes = p.boxes(p.view(), f)
+		boxes = ds.boxes(ds.view(), f)
 		return nil
 	})
 	if err != nil {
@@ -61,11 +59,11 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 }
 
 // boxes turns a view into what to draw, scaled by f.
-func (p *phone) boxes(v *view, f float64) []render.Box {
+func (ds *display) boxes(v *view, f float64) []render.Box {
 	scale := func(r sdk.Rect) image.Rectangle {
 		return image.Rect(int(float64(r.Left)*f), int(float64(r.Top)*f), int(float64(r.Right)*f), int(float64(r.Bottom)*f))
 	}
-	size := max(6, int(float64(p.px(15))*f))
+	size := max(6, int(float64(ds.px(15))*f))
 	var out []render.Box
 	for _, l := range v.layers {
 		for _, n := range l.nodes {
@@ -77,12 +75,12 @@ func (p *phone) boxes(v *view, f float64) []render.Box {
 			if b.Text == "" && n.el.Editable {
 				b.Text, b.Ink = n.el.Hint, grey
 			}
-			if b.Text == "" && (n.el.Clickable || n.el.Class == p.class("progress", PerPlatform{})) {
+			if b.Text == "" && (n.el.Clickable || n.el.Class == ds.class("progress", PerPlatform{})) {
 				b.Text = n.el.ContentDescription
 			}
 			if n.el.Clickable || n.el.Editable {
 				b.Stroke = grey
-				b.Center = !n.el.Editable && n.el.Class != p.class("item", PerPlatform{})
+				b.Center = !n.el.Editable && n.el.Class != ds.class("item", PerPlatform{})
 			}
 			if n.el.Checkable {
 				b.Text += map[bool]string{true: "  [on]", false: "  [off]"}[n.el.Checked]

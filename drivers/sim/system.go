@@ -30,22 +30,22 @@ func (p *phone) button(role, text, rid string, r sdk.Rect, tap func() (string, e
 	return n
 }
 
-func (p *phone) statusBar() *layer {
-	r := sdk.Rect{Right: p.spec.Width, Bottom: p.px(statusBarDP)}
+func (ds *display) statusBar() *layer {
+	r := sdk.Rect{Right: ds.width, Bottom: ds.px(statusBarDP)}
 	l := &layer{area: r}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: r, Enabled: true, Visible: true}, fill: darkFill})
-	if p.spec.Platform == sdk.PlatformIOS {
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: r, Enabled: true, Visible: true}, fill: darkFill})
+	if ds.spec.Platform == sdk.PlatformIOS {
 		l.nodes[root].el.Class = "XCUIElementTypeStatusBar"
 	}
-	clock := p.sys("text", p.d.now().Format("15:04"), "clock", sdk.Rect{Left: p.px(16), Right: p.px(80), Bottom: r.Bottom})
+	clock := ds.sys("text", ds.d.now().Format("15:04"), "clock", sdk.Rect{Left: ds.px(16), Right: ds.px(80), Bottom: r.Bottom})
 	clock.ink = white
 	l.add(root, clock)
-	battery := p.sys("text", "100%", "battery", sdk.Rect{Left: r.Right - p.px(64), Right: r.Right - p.px(8), Bottom: r.Bottom})
+	battery := ds.sys("text", "100%", "battery", sdk.Rect{Left: r.Right - ds.px(64), Right: r.Right - ds.px(8), Bottom: r.Bottom})
 	battery.ink = white
 	l.add(root, battery)
-	if len(p.notes) > 0 && !p.locked {
-		n := p.sys("text", plural(len(p.notes), "notification"), "notification_icon_area",
-			sdk.Rect{Left: p.px(88), Right: p.px(240), Bottom: r.Bottom})
+	if len(ds.notes) > 0 && !ds.keyguard() {
+		n := ds.sys("text", plural(len(ds.notes), "notification"), "notification_icon_area",
+			sdk.Rect{Left: ds.px(88), Right: ds.px(240), Bottom: r.Bottom})
 		n.ink = white
 		l.add(root, n)
 	}
@@ -59,29 +59,29 @@ func grid(r sdk.Rect, i, cols, h int) sdk.Rect {
 	return sdk.Rect{Left: x, Top: y, Right: x + w, Bottom: y + h}
 }
 
-func (p *phone) lockScreen(area sdk.Rect) *layer {
+func (ds *display) lockScreen(area sdk.Rect) *layer {
 	l := &layer{area: area}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
-		ResourceID: p.sysID("keyguard_host_view")}, fill: darkFill})
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: ds.sysID("keyguard_host_view")}, fill: darkFill})
 	line := func(i, hdp int) sdk.Rect {
-		return sdk.Rect{Left: area.Left + p.px(24), Top: area.Top + p.px(i), Right: area.Right - p.px(24), Bottom: area.Top + p.px(i+hdp)}
+		return sdk.Rect{Left: area.Left + ds.px(24), Top: area.Top + ds.px(i), Right: area.Right - ds.px(24), Bottom: area.Top + ds.px(i+hdp)}
 	}
-	clock := p.sys("text", p.d.now().Format("15:04"), "lock_clock", line(40, 72))
+	clock := ds.sys("text", ds.d.now().Format("15:04"), "lock_clock", line(40, 72))
 	clock.ink, clock.bold = white, true
 	l.add(root, clock)
-	if len(p.notes) > 0 {
-		n := p.sys("text", plural(len(p.notes), "notification"), "lock_notifications", line(120, 32))
+	if len(ds.notes) > 0 {
+		n := ds.sys("text", plural(len(ds.notes), "notification"), "lock_notifications", line(120, 32))
 		n.ink = white
 		l.add(root, n)
 	}
 	prompt := "Enter PIN"
-	if p.pinWrong {
+	if ds.pinWrong {
 		prompt = "Wrong PIN"
 	}
-	pr := p.sys("text", prompt, "keyguard_message_area", line(170, 32))
+	pr := ds.sys("text", prompt, "keyguard_message_area", line(170, 32))
 	pr.ink = white
 	l.add(root, pr)
-	entry := p.sys("password", strings.Repeat("•", len(p.pinEntry)), "pinEntry", line(210, 48))
+	entry := ds.sys("password", strings.Repeat("•", len(ds.pinEntry)), "pinEntry", line(210, 48))
 	entry.el.Password, entry.el.Focused, entry.el.Focusable = true, true, true
 	entry.fill = fieldFill
 	l.add(root, entry)
@@ -96,7 +96,7 @@ func (p *phone) lockScreen(area sdk.Rect) *layer {
 		if k == "Delete" {
 			label = "⌫"
 		}
-		b := p.button("button", label, rid, inset(grid(pad, i, 3, p.px(80)), p.px(6)), func() (string, error) { return p.pinKey(k) })
+		b := ds.button("button", label, rid, inset(grid(pad, i, 3, ds.px(80)), ds.px(6)), func() (string, error) { return ds.pinKey(k) })
 		b.el.ContentDescription = k
 		b.fill, b.ink = keyFill, black
 		l.add(root, b)
@@ -144,20 +144,20 @@ func (p *phone) unlock() {
 	p.changed()
 }
 
-func (p *phone) launcher(area sdk.Rect) *layer {
+func (ds *display) launcher(area sdk.Rect) *layer {
 	l := &layer{area: area}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
-		ResourceID: p.launcherID("workspace")}, fill: launcherFill})
-	cells := sdk.Rect{Left: area.Left + p.px(8), Top: area.Top + p.px(24), Right: area.Right - p.px(8), Bottom: area.Bottom}
-	for i, a := range p.apps {
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: ds.launcherID("workspace")}, fill: launcherFill})
+	cells := sdk.Rect{Left: area.Left + ds.px(8), Top: area.Top + ds.px(24), Right: area.Right - ds.px(8), Bottom: area.Bottom}
+	for i, a := range ds.apps {
 		a := a
-		r := inset(grid(cells, i, 4, p.px(104)), p.px(4))
+		r := inset(grid(cells, i, 4, ds.px(104)), ds.px(4))
 		if r.Bottom > area.Bottom {
 			break
 		}
-		n := p.button("icon", a.Label, "", r, func() (string, error) { return p.launch(a) })
+		n := ds.button("icon", a.Label, "", r, func() (string, error) { return ds.launch(a) })
 		n.el.ContentDescription = a.Label
-		n.el.ResourceID = p.launcherID("icon")
+		n.el.ResourceID = ds.launcherID("icon")
 		n.fill, _ = parseColor(a.Icon)
 		n.ink = white
 		l.add(root, n)
@@ -173,10 +173,10 @@ func (p *phone) launcherID(rid string) string {
 }
 
 // keyboard is the software keyboard; its keys type into the focused field.
-func (p *phone) keyboard(area sdk.Rect) *layer {
+func (ds *display) keyboard(area sdk.Rect) *layer {
 	l := &layer{area: area}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("keyboard", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
-		ResourceID: p.imeID("keyboard_holder")}, fill: keyboardFill})
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("keyboard", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: ds.imeID("keyboard_holder")}, fill: keyboardFill})
 	rows := []string{"qwertyuiop", "asdfghjkl", "zxcvbnm⌫"}
 	rowH := area.Height() / 4
 	for ri, row := range rows {
@@ -184,11 +184,11 @@ func (p *phone) keyboard(area sdk.Rect) *layer {
 		band := sdk.Rect{Left: area.Left, Top: area.Top + ri*rowH, Right: area.Right, Bottom: area.Top + (ri+1)*rowH}
 		for i, k := range keys {
 			k := string(k)
-			key := p.button("key", k, "", inset(grid(band, i, len(keys), rowH), p.px(3)), func() (string, error) {
+			key := ds.button("key", k, "", inset(grid(band, i, len(keys), rowH), ds.px(3)), func() (string, error) {
 				if k == "⌫" {
-					return p.key(sdk.KeyDelete)
+					return ds.key(sdk.KeyDelete)
 				}
-				return p.typeText(k, false, false)
+				return ds.typeText(k, false, false)
 			})
 			key.el.ContentDescription = k
 			key.fill = white
@@ -196,12 +196,12 @@ func (p *phone) keyboard(area sdk.Rect) *layer {
 		}
 	}
 	band := sdk.Rect{Left: area.Left, Top: area.Top + 3*rowH, Right: area.Right, Bottom: area.Bottom}
-	space := p.button("key", "space", "", inset(sdk.Rect{Left: band.Left + band.Width()/4, Top: band.Top, Right: band.Right - band.Width()/4, Bottom: band.Bottom}, p.px(3)),
-		func() (string, error) { return p.typeText(" ", false, false) })
+	space := ds.button("key", "space", "", inset(sdk.Rect{Left: band.Left + band.Width()/4, Top: band.Top, Right: band.Right - band.Width()/4, Bottom: band.Bottom}, ds.px(3)),
+		func() (string, error) { return ds.typeText(" ", false, false) })
 	space.fill = white
 	l.add(root, space)
-	enter := p.button("key", "enter", "", inset(sdk.Rect{Left: band.Right - band.Width()/4, Top: band.Top, Right: band.Right, Bottom: band.Bottom}, p.px(3)),
-		func() (string, error) { return p.key(sdk.KeyEnter) })
+	enter := ds.button("key", "enter", "", inset(sdk.Rect{Left: band.Right - band.Width()/4, Top: band.Top, Right: band.Right, Bottom: band.Bottom}, ds.px(3)),
+		func() (string, error) { return ds.key(sdk.KeyEnter) })
 	l.add(root, enter)
 	return l
 }
@@ -214,41 +214,41 @@ func (p *phone) imeID(rid string) string {
 }
 
 // shadeLayer is the notification shade pulled down from the top.
-func (p *phone) shadeLayer(area sdk.Rect) *layer {
+func (ds *display) shadeLayer(area sdk.Rect) *layer {
 	l := &layer{area: area, modal: true}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
-		ResourceID: p.sysID("notification_panel")}, fill: shadeFill})
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: ds.sysID("notification_panel")}, fill: shadeFill})
 	row := func(i, h int) sdk.Rect {
-		return sdk.Rect{Left: area.Left + p.px(12), Top: area.Top + p.px(i), Right: area.Right - p.px(12), Bottom: area.Top + p.px(i+h)}
+		return sdk.Rect{Left: area.Left + ds.px(12), Top: area.Top + ds.px(i), Right: area.Right - ds.px(12), Bottom: area.Top + ds.px(i+h)}
 	}
-	title := p.sys("text", "Notifications", "", row(8, 40))
+	title := ds.sys("text", "Notifications", "", row(8, 40))
 	title.bold = true
 	l.add(root, title)
 	y := 56
-	for _, n := range p.notes {
+	for _, n := range ds.notes {
 		n := n
 		r := row(y, 88)
-		if r.Bottom > area.Bottom-p.px(64) {
+		if r.Bottom > area.Bottom-ds.px(64) {
 			break
 		}
 		label := ""
 		if n.app != nil {
 			label = n.app.Label
 		}
-		item := p.button("item", "", "notification", r, func() (string, error) { return p.openNote(n.id) })
+		item := ds.button("item", "", "notification", r, func() (string, error) { return ds.openNote(n.id) })
 		item.el.ContentDescription = strings.TrimSpace(label + " " + n.title)
 		item.fill = white
 		i := l.add(root, item)
-		l.add(i, p.sys("text", label+" · "+n.posted.Format("15:04"), "app_name_text", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(4), Right: r.Right, Bottom: r.Top + p.px(28)}))
-		t := p.sys("text", n.title, "title", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(28), Right: r.Right, Bottom: r.Top + p.px(56)})
+		l.add(i, ds.sys("text", label+" · "+n.posted.Format("15:04"), "app_name_text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(4), Right: r.Right, Bottom: r.Top + ds.px(28)}))
+		t := ds.sys("text", n.title, "title", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(28), Right: r.Right, Bottom: r.Top + ds.px(56)})
 		t.bold = true
 		l.add(i, t)
-		l.add(i, p.sys("text", n.text, "text", sdk.Rect{Left: r.Left + p.px(12), Top: r.Top + p.px(56), Right: r.Right, Bottom: r.Bottom}))
+		l.add(i, ds.sys("text", n.text, "text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(56), Right: r.Right, Bottom: r.Bottom}))
 		y += 96
 	}
-	clr := p.button("button", "Clear all", "clear_all", sdk.Rect{Left: area.Right - p.px(140), Top: area.Bottom - p.px(56), Right: area.Right - p.px(12), Bottom: area.Bottom - p.px(8)},
+	clr := ds.button("button", "Clear all", "clear_all", sdk.Rect{Left: area.Right - ds.px(140), Top: area.Bottom - ds.px(56), Right: area.Right - ds.px(12), Bottom: area.Bottom - ds.px(8)},
 		func() (string, error) {
-			p.notes, p.shade = nil, false
+			ds.notes, ds.shade = nil, false
 			return "cleared notifications", nil
 		})
 	l.add(root, clr)
@@ -256,13 +256,13 @@ func (p *phone) shadeLayer(area sdk.Rect) *layer {
 }
 
 // openNote opens a notification's app and removes it.
-func (p *phone) openNote(id int) (string, error) {
-	for i, n := range p.notes {
+func (ds *display) openNote(id int) (string, error) {
+	for i, n := range ds.notes {
 		if n.id == id {
-			p.notes = append(p.notes[:i:i], p.notes[i+1:]...)
-			p.shade = false
+			ds.notes = append(ds.notes[:i:i], ds.notes[i+1:]...)
+			ds.shade = false
 			if n.app != nil {
-				return p.launch(n.app)
+				return ds.launch(n.app)
 			}
 			return "dismissed notification", nil
 		}
@@ -271,17 +271,17 @@ func (p *phone) openNote(id int) (string, error) {
 }
 
 // recentsLayer lists recently used apps.
-func (p *phone) recentsLayer(area sdk.Rect) *layer {
+func (ds *display) recentsLayer(area sdk.Rect) *layer {
 	l := &layer{area: area, modal: true}
-	root := l.add(-1, &node{el: sdk.Element{Class: p.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
-		ResourceID: p.launcherID("overview_panel")}, fill: shadeFill})
-	for i, a := range p.recent {
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
+		ResourceID: ds.launcherID("overview_panel")}, fill: shadeFill})
+	for i, a := range ds.recent {
 		a := a
-		r := sdk.Rect{Left: area.Left + p.px(24), Top: area.Top + p.px(16+i*120), Right: area.Right - p.px(24), Bottom: area.Top + p.px(16+i*120+104)}
+		r := sdk.Rect{Left: area.Left + ds.px(24), Top: area.Top + ds.px(16+i*120), Right: area.Right - ds.px(24), Bottom: area.Top + ds.px(16+i*120+104)}
 		if r.Bottom > area.Bottom {
 			break
 		}
-		n := p.button("item", a.Label, "snapshot", r, func() (string, error) { return p.launch(a) })
+		n := ds.button("item", a.Label, "snapshot", r, func() (string, error) { return ds.launch(a) })
 		n.el.ContentDescription = a.Label
 		n.fill = white
 		l.add(root, n)
@@ -290,11 +290,11 @@ func (p *phone) recentsLayer(area sdk.Rect) *layer {
 }
 
 // progress is the running animation: a bar that grows until it settles.
-func (p *phone) progress(area sdk.Rect) *layer {
-	frac := min(float64(p.d.now().Sub(p.anim.start))/float64(p.anim.dur), 1)
-	r := sdk.Rect{Left: area.Left, Top: area.Bottom - p.px(48), Right: area.Right, Bottom: area.Bottom}
+func (ds *display) progress(area sdk.Rect) *layer {
+	frac := min(float64(ds.d.now().Sub(ds.anim.start))/float64(ds.anim.dur), 1)
+	r := sdk.Rect{Left: area.Left, Top: area.Bottom - ds.px(48), Right: area.Right, Bottom: area.Bottom}
 	l := &layer{area: r}
-	bar := p.sys("progress", p.anim.label, "progress", sdk.Rect{Left: r.Left, Top: r.Top, Right: r.Left + max(1, int(frac*float64(r.Width()))), Bottom: r.Bottom})
+	bar := ds.sys("progress", ds.anim.label, "progress", sdk.Rect{Left: r.Left, Top: r.Top, Right: r.Left + max(1, int(frac*float64(r.Width()))), Bottom: r.Bottom})
 	bar.el.Value = fmt.Sprintf("%.0f%%", frac*100)
 	bar.fill = accent
 	bar.ink = white

@@ -5,9 +5,10 @@ import (
 )
 
 // UIAutomatorDump returns the bytes of the captured UI Automator dump the
-// phone shows now, as recorded, for the adb face's `uiautomator dump`. It
-// returns nil when the screen is not such a dump, or when the dump was
-// scaled to a phone of another size (its bounds would not match Screen).
+// phone shows now on display 0, as recorded, for the adb face's
+// `uiautomator dump`. It returns nil when the screen is not such a dump, or
+// when the dump was scaled to a phone of another size (its bounds would not
+// match Screen).
 func (d *Driver) UIAutomatorDump(ctx context.Context, deviceID string) ([]byte, error) {
 	var out []byte
 	err := d.with(ctx, "screen", deviceID, "", func(p *phone) error {
@@ -15,7 +16,7 @@ func (d *Driver) UIAutomatorDump(ctx context.Context, deviceID string) ([]byte, 
 			return nil
 		}
 		var xml []byte
-		switch e := p.top(); {
+		switch e := p.main().top(); {
 		case p.spec.dump != nil:
 			if p.spec.dump.Width == p.spec.Width && p.spec.dump.Height == p.spec.Height {
 				xml = p.spec.dumpXML

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -19,44 +18,34 @@ const (
 	videoKeyEvery = 5 * time.Second
 )
 
-// videoStreams holds the running stream of each phone (one display each).
-var videoStreams = struct {
-	sync.Mutex
-	m map[*phone]chan struct{} // a key frame request, buffered 1
-}{m: map[*phone]chan struct{}{}}
-
-// StreamVideo streams the phone's rendered screen as H.264: a config packet,
-// an IDR frame, then a frame whenever the screen changes and a key frame at
-// least every 5 s or when asked. A second stream of the same phone is BUSY.
+// StreamVideo streams a display's rendered screen as H.264: a config
+// packet, an IDR frame, then a frame whenever the screen changes and a key
+// frame at least every 5 s or when asked. A second stream of the same
+// display is BUSY; removing the display ends its stream.
 func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
-	var p *phone
-	err := d.with(ctx, "stream_video", req.DeviceID, "", func(ph *phone) error {
+	var ds *display
+	keyReq := make(chan struct{}, 1)
+	err := d.withDisplay(ctx, "stream_video", req.DeviceID, req.DisplayID, "", func(s *display) error {
 		switch {
-		case req.DisplayID != 0:
-			return sdk.Invalid("display %d: this phone has only display 0", req.DisplayID)
 		case req.MaxSide < 0:
 			return sdk.Invalid("max side %d: want 0 or more", req.MaxSide)
 		case req.MaxFPS < 0:
 			return sdk.Invalid("max fps %d: want 0 or more", req.MaxFPS)
+		case s.video != nil:
+			return fmt.Errorf("device %q display %d: a video stream is already running: %w", req.DeviceID, req.DisplayID, sdk.ErrBusy)
 		}
-		p = ph
+		ds, s.video = s, keyReq
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	keyReq := make(chan struct{}, 1)
-	videoStreams.Lock()
-	if _, busy := videoStreams.m[p]; busy {
-		videoStreams.Unlock()
-		return fmt.Errorf("device %q display 0: a video stream is already running: %w", req.DeviceID, sdk.ErrBusy)
-	}
-	videoStreams.m[p] = keyReq
-	videoStreams.Unlock()
 	defer func() {
-		videoStreams.Lock()
-		delete(videoStreams.m, p)
-		videoStreams.Unlock()
+		ds.mu.Lock()
+		defer ds.mu.Unlock()
+		if ds.video == keyReq {
+			ds.video = nil
+		}
 	}()
 
 	poll := videoPoll
@@ -73,7 +62,7 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 		wantKey   bool
 	)
 	for {
-		boxes, w, h, err := p.videoFrame(req.DeviceID, req.MaxSide)
+		boxes, w, h, err := ds.videoFrame(req.MaxSide)
 		if err != nil {
 			return err
 		}
@@ -116,6 +105,8 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-ds.gone:
+			return sdk.Invalid("device %q display %d: removed", req.DeviceID, req.DisplayID)
 		case <-keyReq:
 			wantKey = true
 		case <-tick.C:
@@ -124,36 +115,34 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 }
 
 // videoFrame returns what to draw for the next video frame at the stream's
-// size; an absent or offline phone ends the stream.
-func (p *phone) videoFrame(id string, maxSide int) ([]render.Box, int, int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// size; an absent or offline phone or a removed display ends the stream.
+func (ds *display) videoFrame(maxSide int) ([]render.Box, int, int, error) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	id := ds.spec.ID
 	switch {
-	case !p.present || p.closed:
+	case !ds.present || ds.closed:
 		return nil, 0, 0, fmt.Errorf("device %q: %w", id, sdk.ErrDeviceNotFound)
-	case !p.online:
+	case !ds.online:
 		return nil, 0, 0, fmt.Errorf("device %q: %w", id, sdk.ErrDeviceOffline)
+	case ds.removed:
+		return nil, 0, 0, sdk.Invalid("device %q display %d: removed", id, ds.id)
 	}
-	sw, sh := p.spec.Width, p.spec.Height
+	sw, sh := ds.width, ds.height
 	w, h := h264.FitSize(sw, sh, maxSide)
 	// Scale each axis on its own: rounding to even sizes may change the ratio slightly.
 	f := min(float64(w)/float64(sw), float64(h)/float64(sh))
 	if w == sw && h == sh {
 		f = 1
 	}
-	return p.boxes(p.view(), f), w, h, nil
+	return ds.boxes(ds.view(), f), w, h, nil
 }
 
-// RequestKeyFrame asks the phone's running stream for a key frame; without
-// one it does nothing.
+// RequestKeyFrame asks the display's running stream for a key frame;
+// without one it does nothing.
 func (d *Driver) RequestKeyFrame(ctx context.Context, deviceID string, displayID int) error {
-	return d.with(ctx, "request_key_frame", deviceID, "", func(p *phone) error {
-		if displayID != 0 {
-			return sdk.Invalid("display %d: this phone has only display 0", displayID)
-		}
-		videoStreams.Lock()
-		defer videoStreams.Unlock()
-		if c := videoStreams.m[p]; c != nil {
+	return d.withDisplay(ctx, "request_key_frame", deviceID, displayID, "", func(ds *display) error {
+		if c := ds.video; c != nil {
 			select {
 			case c <- struct{}{}:
 			default:

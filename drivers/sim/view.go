@@ -8,7 +8,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
-// view is what the phone shows now: layers of nodes, bottom first.
+// view is what a display shows now: layers of nodes, bottom first.
 type view struct {
 	app      sdk.App
 	keyboard bool
@@ -48,17 +48,19 @@ func (l *layer) add(parent int, n *node) int {
 	return len(l.nodes) - 1
 }
 
-// screen turns the view into the contract's element list.
-func (v *view) screen(p *phone) *sdk.Screen {
+// screen turns the view of ds into the contract's element list. A
+// background display reports itself on and unlocked: it shows its app
+// whatever the phone's own screen does.
+func (v *view) screen(ds *display) *sdk.Screen {
 	s := &sdk.Screen{
-		App: v.app, LockState: sdk.LockUnlocked, ScreenOn: p.screenOn,
-		Width: p.spec.Width, Height: p.spec.Height, DensityDPI: p.spec.Density,
-		Orientation: sdk.OrientationPortrait, KeyboardShown: v.keyboard, CapturedAt: p.d.now(),
+		App: v.app, LockState: sdk.LockUnlocked, ScreenOn: ds.lit(),
+		Width: ds.width, Height: ds.height, DensityDPI: ds.density,
+		Orientation: sdk.OrientationPortrait, KeyboardShown: v.keyboard, CapturedAt: ds.d.now(),
 	}
-	if p.spec.Width > p.spec.Height {
+	if ds.width > ds.height {
 		s.Orientation = sdk.OrientationLandscape
 	}
-	if p.locked {
+	if ds.keyguard() {
 		s.LockState = sdk.LockLocked
 	}
 	s.Elements = []sdk.Element{}
@@ -74,6 +76,15 @@ func (v *view) screen(p *phone) *sdk.Screen {
 		}
 	}
 	return s
+}
+
+// clip cuts every node's bounds to r; a node wholly outside gets empty bounds.
+func (v *view) clip(r sdk.Rect) {
+	for _, l := range v.layers {
+		for _, n := range l.nodes {
+			n.el.Bounds = intersect(n.el.Bounds, r)
+		}
+	}
 }
 
 // hit finds what a tap at pt lands on: the topmost node with a handler in
@@ -123,57 +134,64 @@ func (p *phone) homeApp(locked bool) sdk.App {
 	return sdk.App{ID: "com.google.android.apps.nexuslauncher", Label: "Pixel Launcher", System: true}
 }
 
-// view builds what the phone shows now. p.mu is held.
-func (p *phone) view() *view {
+// view builds what the display shows now. The phone's mu is held.
+func (ds *display) view() *view {
 	v := &view{}
-	if !p.screenOn {
+	if !ds.lit() {
 		return v
 	}
-	full := sdk.Rect{Right: p.spec.Width, Bottom: p.spec.Height}
-	if p.spec.dump != nil {
-		v.app = p.spec.dump.App
-		v.layers = append(v.layers, p.dumpLayer(p.spec.dump, full))
+	full := sdk.Rect{Right: ds.width, Bottom: ds.height}
+	if ds.background() {
+		// A small background display at a high density cannot hold the
+		// system parts: what falls outside it is cut off. (Display 0 is
+		// left as it always was: captured dumps keep their bounds.)
+		defer v.clip(full)
+	}
+	if ds.spec.dump != nil && !ds.background() {
+		v.app = ds.spec.dump.App
+		v.layers = append(v.layers, ds.dumpLayer(ds.spec.dump, full))
 		return v
 	}
-	if e := p.top(); e != nil && !p.locked && e.app.Screens[e.screen].dump != nil {
-		v.app = p.appInfo(e.app)
-		v.layers = append(v.layers, p.dumpLayer(e.app.Screens[e.screen].dump, full))
+	if e := ds.top(); e != nil && !ds.keyguard() && e.app.Screens[e.screen].dump != nil {
+		v.app = ds.appInfo(e.app)
+		v.layers = append(v.layers, ds.dumpLayer(e.app.Screens[e.screen].dump, full))
 		return v
 	}
-	v.layers = append(v.layers, p.statusBar())
+	v.layers = append(v.layers, ds.statusBar())
 	content := full
-	content.Top = p.px(statusBarDP)
-	if p.locked {
-		v.app = p.homeApp(true)
-		v.layers = append(v.layers, p.lockScreen(content))
+	content.Top = ds.px(statusBarDP)
+	if ds.keyguard() {
+		v.app = ds.homeApp(true)
+		v.layers = append(v.layers, ds.lockScreen(content))
 		return v
 	}
-	kb := p.keyboardShown()
+	kb := ds.keyboardShown()
 	if kb {
-		content.Bottom -= p.px(keyboardDP)
+		// At most half a small background display.
+		content.Bottom -= min(ds.px(keyboardDP), ds.height/2)
 	}
-	if e := p.top(); e != nil {
-		v.app = p.appInfo(e.app)
-		v.layers = append(v.layers, p.appLayer(e, e.app.Screens[e.screen], content, false))
-		if p.dialog != "" {
-			v.layers = append(v.layers, p.appLayer(e, e.app.Screens[p.dialog], content, true))
+	if e := ds.top(); e != nil {
+		v.app = ds.appInfo(e.app)
+		v.layers = append(v.layers, ds.appLayer(e, e.app.Screens[e.screen], content, false))
+		if ds.dialog != "" {
+			v.layers = append(v.layers, ds.appLayer(e, e.app.Screens[ds.dialog], content, true))
 		}
 	} else {
-		v.app = p.homeApp(false)
-		v.layers = append(v.layers, p.launcher(content))
+		v.app = ds.homeApp(false)
+		v.layers = append(v.layers, ds.launcher(content))
 	}
-	if p.anim != nil {
-		v.layers = append(v.layers, p.progress(content))
+	if ds.anim != nil {
+		v.layers = append(v.layers, ds.progress(content))
 	}
 	if kb {
 		v.keyboard = true
-		v.layers = append(v.layers, p.keyboard(sdk.Rect{Top: content.Bottom, Right: full.Right, Bottom: full.Bottom}))
+		v.layers = append(v.layers, ds.keyboard(sdk.Rect{Top: content.Bottom, Right: full.Right, Bottom: full.Bottom}))
 	}
 	switch {
-	case p.shade:
-		v.layers = append(v.layers, p.shadeLayer(content))
-	case p.recents:
-		v.layers = append(v.layers, p.recentsLayer(content))
+	case ds.shade:
+		v.layers = append(v.layers, ds.shadeLayer(content))
+	case ds.recents:
+		v.layers = append(v.layers, ds.recentsLayer(content))
 	}
 	return v
 }
@@ -183,16 +201,16 @@ func (p *phone) appInfo(a *AppSpec) sdk.App {
 }
 
 // keyboardShown reports whether a field on the screen in front has focus.
-func (p *phone) keyboardShown() bool {
-	e := p.top()
-	if p.focus == "" || e == nil {
+func (ds *display) keyboardShown() bool {
+	e := ds.top()
+	if ds.focus == "" || e == nil {
 		return false
 	}
 	screen := e.app.Screens[e.screen]
-	if p.dialog != "" {
-		screen = e.app.Screens[p.dialog]
+	if ds.dialog != "" {
+		screen = e.app.Screens[ds.dialog]
 	}
-	return hasField(screen.Elements, p.focus)
+	return hasField(screen.Elements, ds.focus)
 }
 
 func hasField(els []*ElementSpec, name string) bool {
@@ -205,7 +223,7 @@ func hasField(els []*ElementSpec, name string) bool {
 }
 
 // px converts density-independent pixels to pixels.
-func (p *phone) px(dp int) int { return int(float64(dp)*p.scale + 0.5) }
+func (ds *display) px(dp int) int { return int(float64(dp)*ds.scale + 0.5) }
 
 // dumpLayer shows a captured screen scaled to the phone; nothing in it navigates.
 func (p *phone) dumpLayer(s *sdk.Screen, area sdk.Rect) *layer {

@@ -118,6 +118,7 @@ type phone struct {
 	blocked bool                    // a blocked app was in front at the last read
 	boxes   []sdk.Rect              // what to cover in screenshots, from the last read
 	boxSize sdk.Point               // the screen size the boxes are in
+	display int                     // the display its lease's task runs on; 0 is the phone's own screen
 	// Waking and automatic unlock (wake.go).
 	lastWake    time.Time // when the gateway last woke the phone
 	unlockTried bool      // an automatic unlock was tried on the current lock
@@ -133,6 +134,7 @@ type lease struct {
 	apps     []string
 	since    time.Time
 	lastUsed time.Time
+	display  int          // the background display the task runs on; 0 is the phone's own screen
 	seq      int          // steps recorded so far
 	last     *screen.View // the view the agent saw last
 	shotView *screen.View // the view of the task's latest screenshot
@@ -236,6 +238,9 @@ func (m *Manager) endTask(l *lease, outcome string) {
 		m.log.Error("ending a task in the history", "task", l.taskID, "err", err)
 	}
 	m.cfg.Watcher.TaskEnded(l.device, l.taskID)
+	if l.display != 0 {
+		m.removeDisplay(l)
+	}
 	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: l.device, Agent: l.session.client.Name, Task: l.taskID, Data: map[string]string{"outcome": outcome}})
 }
 
@@ -294,7 +299,7 @@ func (m *Manager) Leases() []LeaseStatus {
 		_, withPerson := m.withHand[l.device]
 		out = append(out, LeaseStatus{
 			Device: l.device, Agent: l.session.client.Name, Task: l.task, TaskID: l.taskID,
-			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson, ParkedUntil: l.parkedUntil,
+			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson, ParkedUntil: l.parkedUntil, Display: l.display,
 		})
 	}
 	return out
@@ -310,6 +315,9 @@ type LeaseStatus struct {
 	LastUsed   time.Time `json:"last_used"`
 	Steps      int       `json:"steps"`
 	WithPerson bool      `json:"with_person"`
+	// Display is the background display the task runs on; 0 is the
+	// phone's own screen.
+	Display int `json:"display,omitempty"`
 	// ParkedUntil is set while the agent's session has closed and the lease
 	// waits for the agent to come back in a new one.
 	ParkedUntil time.Time `json:"parked_until,omitzero"`

@@ -40,7 +40,7 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 	obs := s.show(l, view, full)
 	obs.Settled = true
 	if screenshot {
-		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: device, Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
+		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: device, DisplayID: s.m.displayOf(p), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, false), "")
 		}
@@ -70,11 +70,12 @@ func (s *Session) begin(ctx context.Context, started time.Time, device, tool str
 func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
 	s.m.wake(ctx, drv, p, device)
 	at := time.Now()
-	sc, err := drv.Screen(ctx, device, 0)
+	display := s.m.displayOf(p)
+	sc, err := drv.Screen(ctx, device, display)
 	if errors.Is(err, sdk.ErrScreenOff) && s.m.wakeNow(ctx, drv, p, device) {
 		// The screen went off since the last wake: wake it and read again.
 		at = time.Now()
-		sc, err = drv.Screen(ctx, device, 0)
+		sc, err = drv.Screen(ctx, device, display)
 	}
 	if err != nil {
 		return nil, fromDriver(device, err, false)
@@ -232,7 +233,9 @@ func (s *Session) leaveBlocked(ctx context.Context, l *lease, drv sdk.Driver, p 
 // perform runs an action's driver actions, waits for the screen to settle,
 // and records the step.
 func (s *Session) perform(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, actions []sdk.Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
+	display := s.m.displayOf(p)
 	for i, sa := range actions {
+		sa.DisplayID = display
 		if _, err := drv.Act(ctx, device, sa); err != nil {
 			// The first action of a plan that fails for a reason the driver
 			// knows did not happen; anything later, or unknown, may have.
@@ -310,6 +313,9 @@ func redactTyped(args map[string]any, a Action, target *screen.Node) {
 // still locked is unlocked with the saved PIN when the person turned that
 // on (wake.go); otherwise the action is refused with device_locked.
 func (s *Session) unlocked(ctx context.Context, drv sdk.Driver, p *phone, device string, view *screen.View) (*screen.View, error) {
+	if s.m.displayOf(p) != 0 {
+		return view, nil // a background display shows its app whatever the lock: never unlock for it
+	}
 	if view.LockState != sdk.LockLocked {
 		return view, nil
 	}
@@ -445,7 +451,8 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 	if progress != nil {
 		progress(0, cap.Seconds(), "waiting for the screen to settle")
 	}
-	if w, ok := drv.(sdk.IdleWaiter); ok && s.m.canWaitIdle(p, drv) {
+	display := s.m.displayOf(p)
+	if w, ok := drv.(sdk.IdleWaiter); ok && display == 0 && s.m.canWaitIdle(p, drv) {
 		idle, err := w.WaitIdle(ctx, device, cap)
 		if err == nil {
 			v, err := s.read(ctx, drv, p, device)
@@ -458,7 +465,7 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 	var prev *sdk.Screen
 	for {
 		at := time.Now()
-		sc, err := drv.Screen(ctx, device, 0)
+		sc, err := drv.Screen(ctx, device, display)
 		if err != nil {
 			return nil, false, err
 		}
@@ -517,6 +524,7 @@ func (s *Session) scrollUntil(ctx context.Context, drv sdk.Driver, p *phone, l *
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
+		acts[0].DisplayID = s.m.displayOf(p)
 		if _, err := drv.Act(ctx, l.device, acts[0]); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
 		}

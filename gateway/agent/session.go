@@ -151,6 +151,18 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	}
 	m.leases[device] = l
 	m.mu.Unlock()
+	if req.Background {
+		drv, err := s.driver(device)
+		if err == nil {
+			err = s.background(ctx, drv, m.phone(device), l)
+		}
+		if err != nil {
+			m.mu.Lock()
+			delete(m.leases, device)
+			m.mu.Unlock()
+			return nil, err
+		}
+	}
 
 	var name, model string
 	for _, d := range m.cfg.Drivers.Devices() {
@@ -170,9 +182,13 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, fmt.Errorf("recording the task: %w", err)
 	}
 	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
-	m.cfg.Watcher.TaskStarted(device, l.taskID)
+	m.cfg.Watcher.TaskStarted(device, l.taskID, l.display)
 	m.cfg.Events.Publish(events.Event{Kind: events.LeaseStarted, Device: device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"text": secrets.Scrub(task)}})
-	obs, err := s.observe(ctx, device, "phone_connect", map[string]any{"device": device, "task": task, "apps": req.Apps}, true, false)
+	args := map[string]any{"device": device, "task": task, "apps": req.Apps}
+	if req.Background {
+		args["background"] = true
+	}
+	obs, err := s.observe(ctx, device, "phone_connect", args, true, false)
 	if obs != nil {
 		obs.TaskID = l.taskID
 	}

@@ -38,6 +38,11 @@ type ConnectRequest struct {
 	Device string   // empty: the only free online phone
 	Task   string   // REQUIRED: what the agent is doing, shown to the person
 	Apps   []string // OPTIONAL: the only apps the task may use
+	// Background runs the task on a background display of the phone that
+	// the gateway makes for it (the driver's displays capability), so the
+	// person keeps using the phone's own screen; the gateway then never
+	// wakes or unlocks the phone for it.
+	Background bool
 }
 
 // Target says which element or point an action aims at. Exactly one of

@@ -56,8 +56,8 @@ func (m *Manager) serves(p *phone, drv sdk.Driver, c sdk.Capability) bool {
 // when its driver can, at most once every WakeEvery. It reports whether it
 // woke the phone (the screen may have changed: read it again).
 func (m *Manager) wake(ctx context.Context, drv sdk.Driver, p *phone, device string) bool {
-	if _, ok := drv.(sdk.Waker); !ok || !m.serves(p, drv, sdk.CapWake) {
-		return false
+	if _, ok := drv.(sdk.Waker); !ok || !m.serves(p, drv, sdk.CapWake) || m.displayOf(p) != 0 {
+		return false // never for a task on a background display
 	}
 	now := time.Now()
 	m.mu.Lock()

@@ -12,8 +12,9 @@ import (
 // Its methods are called from the agents' calls, sometimes with the
 // manager's lock held: they must not block or call back into the manager.
 type Watcher interface {
-	// TaskStarted and TaskEnded bracket a task on a device.
-	TaskStarted(device, task string)
+	// TaskStarted and TaskEnded bracket a task on a device; display is
+	// the background display it runs on, 0 for the phone's own screen.
+	TaskStarted(device, task string, display int)
 	TaskEnded(device, task string)
 	// ScreenRead tells of a read of device's screen that began at at;
 	// private says why the screen must not be recorded (a locked screen,
@@ -27,7 +28,7 @@ type Watcher interface {
 
 type noWatcher struct{}
 
-func (noWatcher) TaskStarted(string, string)           {}
+func (noWatcher) TaskStarted(string, string, int)      {}
 func (noWatcher) TaskEnded(string, string)             {}
 func (noWatcher) ScreenRead(string, time.Time, string) {}
 func (noWatcher) ScreenHidden(string, string)          {}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -24,8 +25,10 @@ func (w *watchLog) add(format string, a ...any) {
 	defer w.mu.Unlock()
 	w.lines = append(w.lines, fmt.Sprintf(format, a...))
 }
-func (w *watchLog) TaskStarted(device, task string) { w.add("start %s", device) }
-func (w *watchLog) TaskEnded(device, task string)   { w.add("end %s", device) }
+func (w *watchLog) TaskStarted(device, task string, display int) {
+	w.add("start %s", device)
+}
+func (w *watchLog) TaskEnded(device, task string) { w.add("end %s", device) }
 func (w *watchLog) ScreenRead(device string, at time.Time, private string) {
 	if at.IsZero() || time.Since(at) > time.Minute {
 		w.add("read %s at a wrong time %v", device, at)
@@ -140,3 +143,53 @@ func TestHomeLeavesABlockedApp(t *testing.T) {
 		t.Errorf("enter on the launcher: %v", err)
 	}
 }
+
+// TestBackgroundDisplay: a task on a background display reads and acts
+// there, on a locked phone the gateway never unlocks or wakes, starts its
+// recording on that display, and removes the display at release.
+func TestBackgroundDisplay(t *testing.T) {
+	w := &displayWatch{}
+	f := newFixture(t, Config{Watcher: w, WakeEvery: time.Millisecond})
+	s := f.session(t, "agent")
+	ctx := context.Background()
+	const dev = "sim-android-1"
+	if _, err := f.drv.d.Act(ctx, dev, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeySleep}); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := s.Connect(ctx, ConnectRequest{Device: dev, Task: "in the background", Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Locked || w.display <= 0 {
+		t.Fatalf("a background task on a locked phone: locked %v, recorded display %d", obs.Locked, w.display)
+	}
+	if _, err := s.Act(ctx, dev, Action{Kind: "launch", App: "Notes"}, nil); err != nil {
+		t.Fatalf("launch on the background display: %v", err)
+	}
+	own, _ := f.drv.d.Screen(ctx, dev, 0)
+	bg, _ := f.drv.d.Screen(ctx, dev, w.display)
+	if own.LockState != sdk.LockLocked || own.ScreenOn || own.App.ID == "com.google.android.keep" || bg.App.ID != "com.google.android.keep" {
+		t.Errorf("own screen: %q, on %v, %q; background display: %q; want the phone locked, off and untouched, Notes in the background",
+			own.LockState, own.ScreenOn, own.App.ID, bg.App.ID)
+	}
+	if err := s.Release(ctx, dev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.drv.d.Screen(ctx, dev, w.display); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Errorf("the background display after the release: %v, want it removed", err)
+	}
+	// Without the driver's displays capability, the agent is told to
+	// connect without background.
+	nd := newFixture(t, Config{})
+	nd.drv.wrap = func(d sdk.Driver) sdk.Driver { return struct{ sdk.Driver }{d} } // no Displayer
+	_, err = nd.session(t, "agent").Connect(ctx, ConnectRequest{Device: dev, Task: "t", Background: true})
+	wantCode(t, "background on a driver without displays", err, CodeUnsupported)
+}
+
+// displayWatch keeps the display a task started on.
+type displayWatch struct {
+	noWatcher
+	display int
+}
+
+func (w *displayWatch) TaskStarted(device, task string, display int) { w.display = display }

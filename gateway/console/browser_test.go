@@ -240,7 +240,7 @@ func (s *fakeScreen) set(c color.RGBA) {
 	s.changed = make(chan struct{})
 }
 
-func (s *fakeScreen) Mirror(context.Context, string) (Packets, error) {
+func (s *fakeScreen) Mirror(context.Context, string, int) (Packets, error) {
 	enc, err := h264.NewEncoder(screenW, screenH)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,7 @@ type Config struct {
 	// shown to the person.
 	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
 	// Mirror joins a phone screen's live stream.
-	Mirror func(ctx context.Context, device string) (Packets, error)
+	Mirror func(ctx context.Context, device string, display int) (Packets, error)
 	// Media returns the file (JPEG or PNG) of a screenshot's media id.
 	Media func(ctx context.Context, id string) (path string, err error)
 	// Recording returns a task's recording (.mp4), or an error when it has none.

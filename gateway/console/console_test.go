@@ -62,7 +62,7 @@ func start(t *testing.T, cfg Config) (*Server, string, *recorder) {
 		}
 	}
 	if cfg.Mirror == nil {
-		cfg.Mirror = func(context.Context, string) (Packets, error) {
+		cfg.Mirror = func(context.Context, string, int) (Packets, error) {
 			rec.add("mirror")
 			return nil, errors.New("no such phone")
 		}
@@ -554,7 +554,7 @@ func dialMirror(t *testing.T, s *Server, base, device string) *websocket.Conn {
 func TestMirrorProtocol(t *testing.T) {
 	pk := &chanPackets{ch: make(chan sdk.VideoPacket, 4), closed: make(chan struct{})}
 	var joined atomic.Value // the device the console joined
-	s, base, _ := start(t, Config{Mirror: func(_ context.Context, device string) (Packets, error) {
+	s, base, _ := start(t, Config{Mirror: func(_ context.Context, device string, _ int) (Packets, error) {
 		joined.Store(device)
 		return pk, nil
 	}})
@@ -609,7 +609,7 @@ func TestMirrorProtocol(t *testing.T) {
 
 func TestMirrorErrorAndClose(t *testing.T) {
 	pk := &chanPackets{ch: make(chan sdk.VideoPacket), closed: make(chan struct{})}
-	s, base, _ := start(t, Config{Mirror: func(_ context.Context, device string) (Packets, error) {
+	s, base, _ := start(t, Config{Mirror: func(_ context.Context, device string, _ int) (Packets, error) {
 		if device == "gone" {
 			return nil, errors.New(`device "gone" is offline`)
 		}

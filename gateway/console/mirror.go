@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
@@ -63,7 +64,16 @@ func (s *Server) handleMirror(w http.ResponseWriter, r *http.Request) {
 	// it closes the socket.
 	ctx := c.CloseRead(r.Context())
 	device := r.PathValue("device")
-	pk, err := s.cfg.Mirror(ctx, device)
+	display := 0
+	if v := r.URL.Query().Get("display"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			c.Close(websocket.StatusPolicyViolation, "display must be a number") //nolint:errcheck // best effort
+			return
+		}
+		display = n
+	}
+	pk, err := s.cfg.Mirror(ctx, device, display)
 	if err != nil {
 		c.Close(websocket.StatusTryAgainLater, closeReason("no mirror: "+err.Error())) //nolint:errcheck // best effort
 		return

@@ -30,7 +30,11 @@ func (f *fakeStreamer) StreamVideo(ctx context.Context, req sdk.VideoRequest, se
 	if req.MaxSide != 1280 {
 		return fmt.Errorf("the stream asked for max side %d, not the registry's 1280", req.MaxSide)
 	}
-	return f.driver(req.DeviceID).open(ctx, send)
+	id := req.DeviceID
+	if req.DisplayID != 0 {
+		id = fmt.Sprintf("%s#%d", req.DeviceID, req.DisplayID)
+	}
+	return f.driver(id).open(ctx, send)
 }
 
 func (f *fakeStreamer) RequestKeyFrame(ctx context.Context, device string, _ int) error {
@@ -115,5 +119,40 @@ func TestScreens(t *testing.T) {
 	}
 	if _, err := sc.Join(t.Context(), "b"); !errors.Is(err, stream.ErrClosed) {
 		t.Errorf("join after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestScreensDisplays: each display of a phone has its own stream; ending
+// one display leaves the others, ending the phone ends them all.
+func TestScreensDisplays(t *testing.T) {
+	fs := &fakeStreamer{devices: map[string]*fakeDriver{}}
+	sc := stream.NewScreens(func(string) (sdk.Streamer, error) { return fs, nil }, sdk.VideoRequest{MaxSide: 1280}, stream.Options{})
+	defer sc.Close()
+	own, err := sc.Join(t.Context(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, err := sc.JoinDisplay(t.Context(), "a", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.driver("a").stream(t).sendAll(t, packets(1, 1))
+	fs.driver("a#2").stream(t).sendAll(t, packets(2, 2))
+	read(t, own, 2)
+	read(t, bg, 3)
+	sc.EndDisplay("a", 2, stream.ErrStreamEnded)
+	if _, err := bg.Next(t.Context()); !errors.Is(err, stream.ErrStreamEnded) {
+		t.Errorf("the removed display's member: %v, want ErrStreamEnded", err)
+	}
+	bg2, err := sc.JoinDisplay(t.Context(), "a", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs.driver("a#3").stream(t)
+	sc.End("a", sdk.ErrDeviceOffline)
+	for _, m := range []*stream.Member{own, bg2} {
+		if _, err := m.Next(t.Context()); !errors.Is(err, sdk.ErrDeviceOffline) {
+			t.Errorf("a member of an offline phone: %v, want ErrDeviceOffline", err)
+		}
 	}
 }

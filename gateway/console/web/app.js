@@ -212,6 +212,7 @@ function updatePhone(d, card) {
   $('hint-' + id).hidden = !held;
   if (d.online && !loggedOut) startMirror(id);
   else stopMirror(id);
+  backgroundMirror(id, card, d.online ? lease : null);
 }
 
 function refreshPhone(id) {
@@ -282,9 +283,13 @@ function sameBytes(a, b) {
 }
 
 class Mirror {
-  constructor(device) {
+  // key names the canvas (mirror-KEY) and status (mirror-status-KEY): the
+  // device id for its own screen, DEVICE~dN for its background display N.
+  constructor(key, device, display) {
+    this.key = key;
     this.device = device;
-    this.canvas = $('mirror-' + device);
+    this.display = display || 0;
+    this.canvas = $('mirror-' + key);
     this.ctx = this.canvas.getContext('2d');
     this.decoder = null;
     this.config = null; // the last config packet's data (SPS/PPS, Annex B)
@@ -299,7 +304,7 @@ class Mirror {
   }
 
   status(msg) {
-    const el = $('mirror-status-' + this.device);
+    const el = $('mirror-status-' + this.key);
     if (!el) return;
     el.textContent = msg;
     el.hidden = !msg;
@@ -311,7 +316,8 @@ class Mirror {
       this.status('This browser cannot decode video (no WebCodecs).');
       return;
     }
-    const ws = new WebSocket(`ws://${location.host}/ws/mirror/${encodeURIComponent(this.device)}`);
+    const q = this.display ? `?display=${this.display}` : '';
+    const ws = new WebSocket(`ws://${location.host}/ws/mirror/${encodeURIComponent(this.device)}${q}`);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     ws.onmessage = (e) => {
@@ -420,8 +426,33 @@ class Mirror {
   }
 }
 
-function startMirror(id) {
-  if (!mirrors.has(id) && $('mirror-' + id)) mirrors.set(id, new Mirror(id));
+function startMirror(id, display) {
+  const key = display ? `${id}~d${display}` : id;
+  if (!mirrors.has(key) && $('mirror-' + key)) mirrors.set(key, new Mirror(key, id, display));
+}
+
+// backgroundMirror shows the background display a phone's task runs on, if
+// any (#bg-DEVICE, canvas #mirror-DEVICE~dN): the person watches it while
+// keeping the phone's own screen.
+function backgroundMirror(id, card, lease) {
+  const display = lease && lease.display ? lease.display : 0;
+  let box = $('bg-' + id);
+  if (box && Number(box.dataset.display) !== display) {
+    stopMirror(`${id}~d${box.dataset.display}`);
+    box.remove();
+    box = null;
+  }
+  if (!display) return;
+  if (!box) {
+    const key = `${id}~d${display}`;
+    box = h('div', { id: 'bg-' + id, class: 'background', dataset: { display: String(display) } },
+      h('h4', {}, `Background display ${display}: the agent's task`),
+      h('div', { class: 'screen' },
+        h('canvas', { id: 'mirror-' + key, class: 'mirror', width: 360, height: 640, dataset: { frames: '0' } }),
+        h('div', { id: 'mirror-status-' + key, class: 'mirror-status' }, 'connecting…')));
+    card.querySelector('.screen').after(box);
+  }
+  if (!loggedOut) startMirror(id, display);
 }
 
 function stopMirror(id) {

@@ -1,0 +1,80 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/screen"
+)
+
+// Background displays: a task may run on a display of the phone that the
+// gateway makes for it, so that the person keeps using the phone's own
+// screen meanwhile. Every read, action and screenshot of the task goes to
+// that display; the gateway never wakes or unlocks the phone for it; the
+// display is removed when the task ends.
+
+// The size of a background display when the phone's own is not known yet.
+const (
+	defaultDisplayW   = 1080
+	defaultDisplayH   = 2400
+	defaultDisplayDPI = 420
+)
+
+// displayOf is the display the phone's lease works on.
+func (m *Manager) displayOf(p *phone) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return p.display
+}
+
+// background makes a display for l's task on its phone.
+func (s *Session) background(ctx context.Context, drv sdk.Driver, p *phone, l *lease) error {
+	m := s.m
+	d, ok := drv.(sdk.Displayer)
+	if !ok || !m.serves(p, drv, sdk.CapDisplays) {
+		return Errorf(CodeUnsupported, "the driver of %s cannot make background displays: connect without background", l.device)
+	}
+	m.mu.Lock()
+	w, h := p.boxSize.X, p.boxSize.Y
+	m.mu.Unlock()
+	if w <= 0 || h <= 0 || w > h {
+		w, h = defaultDisplayW, defaultDisplayH
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	id, err := d.CreateDisplay(cctx, l.device, w&^1, h&^1, defaultDisplayDPI)
+	if err != nil {
+		return fromDriver(l.device, err, false)
+	}
+	m.mu.Lock()
+	l.display, p.display = id, id
+	p.model = screen.NewModel() // refs of the phone's own screen mean nothing here
+	p.boxes = nil
+	m.mu.Unlock()
+	m.log.Info("background display", "device", l.device, "task", l.taskID, "display", id, "size", [2]int{w, h})
+	return nil
+}
+
+// removeDisplay removes the background display of an ended task.
+func (m *Manager) removeDisplay(l *lease) {
+	p := m.phone(l.device)
+	m.mu.Lock()
+	if p.display == l.display {
+		p.display = 0
+		p.model = screen.NewModel()
+		p.boxes = nil
+	}
+	m.mu.Unlock()
+	drv, _, err := m.cfg.Drivers.DriverForDevice(l.device)
+	if err != nil {
+		return
+	}
+	if d, ok := drv.(sdk.Displayer); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := d.RemoveDisplay(ctx, l.device, l.display); err != nil {
+			m.log.Warn("removing a background display", "device", l.device, "display", l.display, "err", err)
+		}
+	}
+}
