@@ -118,9 +118,9 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// BenchmarkScreen reads the Settings screen through the driver: uiautomator
+// BenchmarkReadScreen reads the Settings screen through the driver: uiautomator
 // dump, dumpsys window and power, and the parsing.
-func BenchmarkScreen(b *testing.B) {
+func BenchmarkReadScreen(b *testing.B) {
 	r := newRig(b)
 	d := r.driver(b)
 	ctx := context.Background()
