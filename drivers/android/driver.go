@@ -91,6 +91,10 @@ type phone struct {
 	ctlMu  sync.Mutex // serializes the control session's start and use
 	ctl    *session   // the control session, nil until the first action
 	pushed bool       // the scrcpy server is on the phone
+	// readMu serializes the phone's dumps: Android allows one UiAutomation
+	// client at a time, so an agent's read and the recorder's would fail
+	// each other ("already registered").
+	readMu sync.Mutex
 }
 
 // New returns a driver; it reaches the adb server on first use.

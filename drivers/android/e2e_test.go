@@ -229,3 +229,23 @@ func TestLockEvents(t *testing.T) {
 	r.adb(t, "-s", r.serial, "shell", "input", "keyevent", "26")
 	want("the screen off", func(dev sdk.Device) bool { return !dev.ScreenOn })
 }
+
+// TestConcurrentReads: reads of one phone from several callers at once (an
+// agent's and the recorder's) all succeed: the driver runs one dump at a
+// time, as Android allows one UiAutomation client.
+func TestConcurrentReads(t *testing.T) {
+	r := newRig(t)
+	d := r.driver(t)
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			_, err := d.Screen(context.Background(), r.serial, 0)
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Errorf("a read beside others: %v", err)
+		}
+	}
+}

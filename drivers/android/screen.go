@@ -26,13 +26,15 @@ const notIdleRetries = 2
 
 // Screen implements sdk.Driver.
 func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.Screen, error) {
-	_, dev, err := d.phone(ctx, serial)
+	p, dev, err := d.phone(ctx, serial)
 	if err != nil {
 		return nil, err
 	}
 	if display != 0 {
 		return nil, sdk.Invalid("display %d: this driver reads display 0", display)
 	}
+	p.readMu.Lock()
+	defer p.readMu.Unlock()
 	return readScreen(ctx, dev)
 }
 
@@ -46,6 +48,14 @@ func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
 			return nil, mapErr(err)
 		}
 		sc, err = readDump(out)
+		if err != nil && bytes.Contains(out, []byte("already registered")) {
+			// Another tool (Appium, a test runner) holds the phone's
+			// UiAutomation: Android allows one.
+			err = ErrNotIdle
+			if try == notIdleRetries {
+				return nil, sdk.Errorf(sdk.ErrBusy, "%s: another tool is using UI Automator on the phone (Appium, a test runner?); stop it, then read again", dev.Serial())
+			}
+		}
 		if errors.Is(err, ErrNotIdle) && try < notIdleRetries {
 			select {
 			case <-ctx.Done():

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -165,7 +167,13 @@ type Device struct {
 	settings map[string]string
 	abstract map[string]*abstractListener
 	pin      []byte // digits typed on the lock screen
+
+	uiAutomation atomic.Bool // a uiautomator dump holds the phone's UiAutomation
 }
+
+// uiAutomationHold is how long a dump holds the UiAutomation here (a real
+// one waits for the screen to idle, a second or more).
+const uiAutomationHold = 20 * time.Millisecond
 
 // ID is the driver's id of the phone.
 func (d *Device) ID() string { return d.id }

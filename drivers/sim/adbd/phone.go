@@ -740,6 +740,14 @@ func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
 			file = a
 		}
 	}
+	// Android allows one UiAutomation client at a time, and a dump holds it
+	// while it waits for the screen to idle: a second dump meanwhile fails.
+	if !sh.d.uiAutomation.CompareAndSwap(false, true) {
+		fmt.Fprintln(io3.err, "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5f3c2a1 already registered!")
+		return 1
+	}
+	defer sh.d.uiAutomation.Store(false)
+	time.Sleep(uiAutomationHold)
 	xml, err := sh.d.uiXML(sh.ctx)
 	if err != nil {
 		if errors.Is(err, errNoRoot) {
