@@ -340,10 +340,18 @@ func openURL(ctx context.Context, dev *adb.Device, url string) error {
 }
 
 // Wake implements sdk.Waker with the wake-up key.
+// The wake-up key goes through the phone's scrcpy session when one runs
+// (milliseconds), else through adb shell input.
 func (d *Driver) Wake(ctx context.Context, serial string) error {
-	_, dev, err := d.phone(ctx, serial)
+	p, dev, err := d.phone(ctx, serial)
 	if err != nil {
 		return err
+	}
+	p.ctlMu.Lock()
+	s := p.ctl
+	p.ctlMu.Unlock()
+	if s != nil && s.alive() && s.c.Key(keyWakeup) == nil {
+		return nil
 	}
 	_, err = shell(ctx, dev, fmt.Sprintf("input keyevent %d", keyWakeup))
 	return err
