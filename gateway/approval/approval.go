@@ -162,10 +162,12 @@ func (bk *Book) Decide(id string, allow, forTask bool, reason string) (Card, err
 			bk.forTask[c.TaskID+"\x00"+c.Commit+"\x00"+c.TargetKey] = true
 		}
 	}
-	close(c.decided)
 	out := *c
 	bk.mu.Unlock()
+	// The person's stream hears of the decision before the waiting call
+	// wakes: an approval that call opens next comes after it.
 	bk.changed(out)
+	close(c.decided)
 	return out, nil
 }
 
