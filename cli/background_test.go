@@ -32,8 +32,11 @@ func TestBackgroundTask(t *testing.T) {
 	h.ok("phone_tap", dev("text", "Groceries: eggs, milk, basil"), "")
 	var st api.Status
 	e.json(&st, "status")
-	if len(st.Leases) != 1 || st.Leases[0].Display <= 0 {
-		t.Fatalf("status while the task runs on a background display: %+v", st.Leases)
+	if len(st.Leases) != 1 || st.Leases[0].Display <= 0 || st.Console == "" {
+		t.Fatalf("status while the task runs on a background display: %+v, console %q", st.Leases, st.Console)
+	}
+	if out, _, _ := e.run("status"); !strings.Contains(out, "background display") || !strings.Contains(out, "console: http://") {
+		t.Errorf("pinky status shows neither the background display nor the console:\n%s", out)
 	}
 	// The person watches the background display in the console, beside the
 	// phone's own screen.

@@ -135,6 +135,9 @@ func newStatusCmd() *cobra.Command {
 			if st.HTTP != "" {
 				fmt.Fprintf(w, "http:   http://%s/mcp (bearer token: pinky token)\n", st.HTTP)
 			}
+			if st.Console != "" {
+				fmt.Fprintf(w, "console: http://%s (log in with pinky open)\n", st.Console)
+			}
 			fmt.Fprintln(w)
 			printDrivers(w, st.Drivers)
 			fmt.Fprintln(w)

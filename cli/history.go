@@ -202,6 +202,9 @@ func printLeases(w io.Writer, ls []agent.LeaseStatus) {
 		if l.WithPerson {
 			task += "  (with you; waiting for you: pinky handback " + l.Device + ")"
 		}
+		if l.Display != 0 {
+			task += fmt.Sprintf("  (on background display %d)", l.Display)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", l.Device, l.Agent, when(l.Since), l.Steps, task)
 	}
 	tw.Flush()

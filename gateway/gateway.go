@@ -332,7 +332,7 @@ func (g *Gateway) Host() *driverhost.Host { return g.host }
 func (g *Gateway) routes() {
 	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
 		return api.Status{
-			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr,
+			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr, Console: g.consoleAddr(),
 			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(),
 		}, nil
 	})
@@ -449,6 +449,14 @@ func apiTask(t history.TaskSummary) api.Task {
 		Text: t.Text, Apps: t.Apps, StartedAt: t.StartedAt, EndedAt: t.EndedAt, Outcome: t.Outcome, Steps: t.Steps,
 		LastOutcome: t.LastOutcome, Recording: t.Recording,
 	}
+}
+
+// consoleAddr is where the web console listens, "" when it is off.
+func (g *Gateway) consoleAddr() string {
+	if g.console == nil {
+		return ""
+	}
+	return g.console.Addr()
 }
 
 // videoAt is a step's place in the recording in milliseconds, -1 for none.

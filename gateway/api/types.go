@@ -61,7 +61,8 @@ type Status struct {
 	Version string              `json:"version"`
 	Home    string              `json:"home"`
 	Socket  string              `json:"socket"`
-	HTTP    string              `json:"http,omitempty"` // MCP over HTTP (host:port, path /mcp); empty when off
+	HTTP    string              `json:"http,omitempty"`    // MCP over HTTP (host:port, path /mcp); empty when off
+	Console string              `json:"console,omitempty"` // the web console (host:port); empty when off
 	Started time.Time           `json:"started"`
 	Drivers []Driver            `json:"drivers"`
 	Devices []Device            `json:"devices"`
