@@ -60,7 +60,7 @@ func (s *Server) newSession() string {
 
 // hasSession reports whether r carries a valid session cookie.
 func (s *Server) hasSession(r *http.Request) bool {
-	c, err := r.Cookie(cookieName)
+	c, err := r.Cookie(s.cookieName())
 	if err != nil || c.Value == "" {
 		return false
 	}
@@ -68,6 +68,17 @@ func (s *Server) hasSession(r *http.Request) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessions[k]
+}
+
+// cookieName is the session cookie's name: its port in it, so that the
+// consoles of two daemons (two data folders) do not log each other out
+// (cookies do not tell ports apart).
+func (s *Server) cookieName() string {
+	s.mu.Lock()
+	addr := s.addr
+	s.mu.Unlock()
+	_, port, _ := net.SplitHostPort(addr)
+	return cookiePrefix + port
 }
 
 // hostOK reports whether the Host header names this server: its loopback
@@ -155,7 +166,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name:     cookieName,
+		Name:     s.cookieName(),
 		Value:    s.newSession(),
 		Path:     "/",
 		HttpOnly: true,

@@ -71,7 +71,7 @@ var Methods = []string{
 const (
 	LinkTTL      = 2 * time.Minute // how long a login link is valid
 	maxCallBody  = 1 << 20         // bytes of a POST /api/call body
-	cookieName   = "pinky_console"
+	cookiePrefix = "pinky_console_"
 	wsWriteLimit = 10 * time.Second // a viewer that takes longer to take a packet is dropped
 )
 

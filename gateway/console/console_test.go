@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -109,7 +110,7 @@ func login(t *testing.T, s *Server) *http.Cookie {
 		t.Fatalf("login: got status %d; want 303", resp.StatusCode)
 	}
 	for _, c := range resp.Cookies() {
-		if c.Name == cookieName {
+		if c.Name == s.cookieName() {
 			return c
 		}
 	}
@@ -202,7 +203,7 @@ func TestNewRefusesNonLoopback(t *testing.T) {
 
 func TestEveryRouteNeedsASession(t *testing.T) {
 	s, base, rec := start(t, Config{})
-	stale := &http.Cookie{Name: cookieName, Value: "made-up"}
+	stale := &http.Cookie{Name: s.cookieName(), Value: "made-up"}
 	for _, cookie := range []*http.Cookie{nil, stale} {
 		for _, r := range routes {
 			t.Run(r.method+" "+r.path, func(t *testing.T) {
@@ -269,7 +270,7 @@ func TestLoginLink(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
-		if c.Name == cookieName {
+		if c.Name == s.cookieName() {
 			cookie = c
 		}
 	}
@@ -642,5 +643,32 @@ func TestCloseReason(t *testing.T) {
 	}
 	if got := closeReason("short"); got != "short" {
 		t.Errorf("got %q; want short", got)
+	}
+}
+
+// TestTwoConsolesOneBrowser: the consoles of two daemons (two data
+// folders, two ports) keep their sessions apart in one browser: cookies do
+// not tell ports apart, so the cookie's name does.
+func TestTwoConsolesOneBrowser(t *testing.T) {
+	s1, base1, _ := start(t, Config{})
+	s2, base2, _ := start(t, Config{})
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	for _, s := range []*Server{s1, s2} {
+		resp, err := browser.Get(s.Link())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for _, base := range []string{base1, base2} {
+		resp, err := browser.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s/ after logging in to both consoles: %d, want 200", base, resp.StatusCode)
+		}
 	}
 }
