@@ -235,7 +235,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 	go func() { g.agents.Run(actx); close(agentsDone) }()
 	go g.policy.Watch(actx, g.log) // an edit applies at once; a broken one keeps the last good policy
 	defer func() { stopAgents(); <-agentsDone }()
-	go g.followDevices(actx)
+	var bg sync.WaitGroup // the daemon's own background work, done before the store closes
+	defer func() { stopAgents(); bg.Wait() }()
+	bg.Go(func() { g.followDevices(actx) })
 	pruneNow := make(chan struct{}, 1)
 	g.settings.OnChange(func(old, new settings.Settings) {
 		if old.Recording && !new.Recording {
@@ -248,7 +250,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 			}
 		}
 	})
-	go g.retain(actx, pruneNow)
+	bg.Go(func() { g.retain(actx, pruneNow) })
 	if g.cfg.ConsoleAddr != "off" {
 		stopConsole, err := g.startConsole()
 		if err != nil {
