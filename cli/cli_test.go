@@ -117,6 +117,18 @@ func (e *env) daemon(args ...string) *exec.Cmd {
 	return c
 }
 
+// eventuallyOr is eventually with more to say when it times out.
+func (e *env) eventuallyOr(what string, cond func() bool, more func() string) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out waiting until %s: %s", what, more())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (e *env) eventually(what string, cond func() bool) {
 	e.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

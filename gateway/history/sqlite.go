@@ -360,12 +360,12 @@ func (s *SQLite) Task(ctx context.Context, id string) (TaskSummary, []Step, erro
 	}
 	// The recording places the steps in the video.
 	var rec *Recording
-	var recStart int64
+	var recStart, recMS int64
 	err = tx.QueryRowContext(ctx, `
-		SELECT started_at FROM recordings WHERE task_id = ? AND bytes > 0`, id).Scan(&recStart)
+		SELECT started_at, duration_ms FROM recordings WHERE task_id = ? AND bytes > 0`, id).Scan(&recStart, &recMS)
 	switch {
 	case err == nil:
-		rec = &Recording{StartedAt: time.UnixMilli(recStart).UTC()}
+		rec = &Recording{StartedAt: time.UnixMilli(recStart).UTC(), Duration: time.Duration(recMS) * time.Millisecond}
 	case !errors.Is(err, sql.ErrNoRows):
 		return TaskSummary{}, nil, sqlErr(err, "task %q: recording", id)
 	}

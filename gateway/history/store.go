@@ -191,8 +191,10 @@ type Step struct {
 	After  string
 	// VideoAt is where the step begins in the task's recording: StartedAt
 	// less the recording's StartedAt, or 0 for a step that began before
-	// the recording did. It is -1 when the task has no recording with
-	// bytes in it. Task fills it in; AddStep ignores it.
+	// the recording did, and never past the recording's end (a step at the
+	// very end of a task may round a millisecond past it). It is -1 when
+	// the task has no recording with bytes in it. Task fills it in;
+	// AddStep ignores it.
 	VideoAt time.Duration
 }
 
@@ -390,7 +392,11 @@ func videoAt(step time.Time, rec *Recording) time.Duration {
 	if step.IsZero() || step.Before(rec.StartedAt) {
 		return 0
 	}
-	return step.Sub(rec.StartedAt)
+	at := step.Sub(rec.StartedAt)
+	if rec.Duration > 0 {
+		at = min(at, rec.Duration)
+	}
+	return at
 }
 
 func checkOutcome(what, id, outcome string) error {

@@ -922,6 +922,12 @@ func testVideoAt(t *testing.T, s history.Store) {
 	late.VideoAt = time.Hour
 	must(t, s.AddStep(ctx, late))
 	check("after a step with VideoAt", true, 0, 500*time.Millisecond, 1500*time.Millisecond, 2500*time.Millisecond)
+
+	// A step past the recording's end (the last one of a task may round a
+	// millisecond past it) is at its end, where a viewer can seek.
+	r.Duration = 2 * time.Second
+	must(t, s.PutRecording(ctx, r))
+	check("a short recording", true, 0, 500*time.Millisecond, 1500*time.Millisecond, 2*time.Second)
 }
 
 // pruneFixture records, with before = at(time.Hour) as the cut:
