@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os"
 	"os/exec"
@@ -31,7 +32,7 @@ func freeTCPPort(t *testing.T) string {
 // with the environment that points it there. It returns the phone's serial.
 func (e *env) androidPhone(t *testing.T) string {
 	t.Helper()
-	adbPath := needTool(t, "adb")
+	adbPath := testdep.Need(t, "adb")
 	adbPort, facePort := freeTCPPort(t), freeTCPPort(t)
 	jar := filepath.Join(t.TempDir(), "scrcpy-server")
 	os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)

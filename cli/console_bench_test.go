@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ import (
 // the WebSocket, and the decode and draw in the browser; ms-act is the tap
 // alone (the input call's round trip).
 func BenchmarkConsoleMirror(b *testing.B) {
-	needToolTB(b, "chromium")
+	testdep.Need(b, "chromium")
 	home, err := os.MkdirTemp("", "ph")
 	if err != nil {
 		b.Fatal(err)

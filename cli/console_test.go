@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +21,7 @@ import (
 // for its first tab.
 func chromium(t testing.TB) context.Context {
 	t.Helper()
-	path := needToolTB(t, "chromium")
+	path := testdep.Need(t, "chromium")
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
@@ -36,19 +36,6 @@ func chromium(t testing.TB) context.Context {
 		t.Fatalf("starting chromium: %v", err)
 	}
 	return ctx
-}
-
-// needToolTB is needTool for tests and benchmarks.
-func needToolTB(t testing.TB, name string) string {
-	t.Helper()
-	if tt, ok := t.(*testing.T); ok {
-		return needTool(tt, name)
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is missing (make test installs it)", name)
-	}
-	return p
 }
 
 // js evaluates expr in the page.
@@ -110,7 +97,7 @@ func clickPhone(t *testing.T, ctx context.Context, x, y float64) {
 // take over, an approval, the history's recording, and the export from
 // disk.
 func TestConsoleInChromium(t *testing.T) {
-	needTool(t, "ffprobe")
+	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	e.daemon("--sim", "--console", "127.0.0.1:0")
 	e.unlock("sim-android-1")

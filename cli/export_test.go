@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // recording, refuses a folder with something in it, and names an unknown
 // task.
 func TestExport(t *testing.T) {
-	needTool(t, "ffprobe")
+	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	e.daemon("--sim", "--console", "off")
 	h := e.agentTask(t)

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,7 @@ func (e *env) call(method string, params, out any) {
 func decodeFrames(t *testing.T, path string) (w, h int, frames [][]byte) {
 	t.Helper()
 	_, w, h, _ = ffprobeFrames(t, path)
-	out, err := exec.Command(needTool(t, "ffmpeg"), "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	out, err := exec.Command(testdep.Need(t, "ffmpeg"), "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
 	if err != nil {
 		t.Fatalf("ffmpeg decoding %s: %v", path, err)
 	}
@@ -47,7 +48,7 @@ func decodeFrames(t *testing.T, path string) (w, h int, frames [][]byte) {
 // read shows a screen that may be kept. The decoded file is checked pixel
 // by pixel where the blocked app's login screen has its blue button.
 func TestRecordingPrivacy(t *testing.T) {
-	needTool(t, "ffmpeg")
+	testdep.Need(t, "ffmpeg")
 	e := newEnv(t)
 	e.daemon("--sim", "--console", "off")
 	e.unlock("sim-android-1")

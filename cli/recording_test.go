@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/binary"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,21 +13,6 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
-
-// needTool returns the path of a program the test needs; a missing one
-// skips the test on a developer's machine and fails it in CI, where
-// scripts/test-deps.sh installs it.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: scripts/test-deps.sh installs it", name)
-		}
-		t.Skipf("%s is missing (make test installs it)", name)
-	}
-	return p
-}
 
 // agentTask runs a task on the unlocked sim-android-1 over MCP: it opens
 // Notes and types, with pauses so that the recording spans several
@@ -68,7 +54,7 @@ func (e *env) lastTask(t *testing.T) api.Task {
 // the number of frames it read.
 func ffprobeFrames(t *testing.T, path string) (codec string, w, h, frames int) {
 	t.Helper()
-	out, err := exec.Command(needTool(t, "ffprobe"), "-v", "error", "-count_frames", "-select_streams", "v:0",
+	out, err := exec.Command(testdep.Need(t, "ffprobe"), "-v", "error", "-count_frames", "-select_streams", "v:0",
 		"-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "default=nw=1", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("ffprobe refuses %s: %v\n%s", path, err, out)
@@ -136,7 +122,7 @@ func trunSamples(b []byte) (n int) {
 // H.264 fMP4 that ffprobe decodes, with a history row and each step's place
 // in the video.
 func TestTaskRecording(t *testing.T) {
-	needTool(t, "ffprobe")
+	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	e.daemon("--sim", "--console", "off")
 	h := e.agentTask(t)
@@ -172,7 +158,7 @@ func TestTaskRecording(t *testing.T) {
 // TestRecordingSurvivesKill9: a daemon killed mid-task leaves a recording
 // ffprobe accepts, with every fragment but the one being written.
 func TestRecordingSurvivesKill9(t *testing.T) {
-	needTool(t, "ffprobe")
+	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	d := e.daemon("--sim", "--console", "off")
 	e.agentTask(t)

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"database/sql"
 	"encoding/json"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestSettingsAndReadOnly(t *testing.T) {
 // longer ago than the retention setting, with their recordings and
 // screenshots; a recent task stays.
 func TestRetentionAtStart(t *testing.T) {
-	needTool(t, "ffprobe")
+	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	d := e.daemon("--sim", "--console", "off")
 	h := e.agentTask(t)

@@ -2,6 +2,7 @@ package android
 
 import (
 	"context"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os"
 	"os/exec"
@@ -48,13 +49,7 @@ func freePort(t testing.TB) int {
 // connects them.
 func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	t.Helper()
-	adbPath, err := exec.LookPath("adb")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("adb is missing: scripts/test-deps.sh installs it")
-		}
-		t.Skip("adb is missing (make test installs it)")
-	}
+	adbPath := testdep.Need(t, "adb")
 	w, err := sim.DefaultWorld()
 	if err != nil {
 		t.Fatal(err)

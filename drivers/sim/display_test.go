@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/draw"
 	"image/png"
@@ -397,7 +398,7 @@ func TestDisplayScreenshotAndVideo(t *testing.T) {
 		}
 	}
 
-	ffmpeg := needFFmpeg(t)
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.h264"), filepath.Join(dir, "out.rgb")
 	if err := os.WriteFile(in, stream, 0o644); err != nil {

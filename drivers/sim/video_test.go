@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/draw"
 	"image/png"
@@ -62,19 +63,6 @@ func (r *videoRecorder) waitFor(t *testing.T, what string, ok func(frames, keys 
 	}
 }
 
-// needFFmpeg fails without ffmpeg when CI=true, and skips otherwise.
-func needFFmpeg(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ffmpeg not found (run scripts/test-deps.sh): %v", err)
-		}
-		t.Skip("ffmpeg not found: run scripts/test-deps.sh to decode the video in tests")
-	}
-	return path
-}
-
 func shot(t *testing.T, d *Driver, maxSide int) *image.RGBA {
 	t.Helper()
 	im, err := d.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: android, MaxSide: maxSide})
@@ -103,7 +91,7 @@ func meanAbs(img *image.RGBA, rgb []byte) float64 {
 }
 
 func TestStreamVideo(t *testing.T) {
-	ffmpeg := needFFmpeg(t)
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	d := newDefault(t)
 	unlock(t, d, android)
 	const maxSide = 800

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
 	"image/draw"
@@ -31,22 +32,6 @@ import (
 
 const screenW, screenH = 320, 240
 
-// need finds a tool the browser tests use: missing, it skips the test, or
-// fails it on CI.
-func need(t *testing.T, names ...string) string {
-	t.Helper()
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed", names[0])
-	}
-	t.Skipf("%s is not installed", names[0])
-	return ""
-}
-
 // browser is one headless Chromium shared by the tests; each test gets its
 // own tab in its own browser context (no shared cookies).
 var browser struct {
@@ -67,7 +52,7 @@ func TestMain(m *testing.M) {
 // tab returns a chromedp context for a new tab with a fresh cookie jar.
 func tab(t *testing.T) context.Context {
 	t.Helper()
-	path := need(t, "chromium", "chromium-browser", "google-chrome")
+	path := testdep.Need(t, "chromium", "chromium-browser", "google-chrome")
 	browser.once.Do(func() {
 		opts := append(chromedp.DefaultExecAllocatorOptions[:],
 			chromedp.ExecPath(path),
@@ -502,7 +487,7 @@ func TestBrowserApproval(t *testing.T) {
 // raw H.264) and wraps it in MP4 with ffmpeg.
 func makeMP4(t *testing.T) string {
 	t.Helper()
-	ffmpeg := need(t, "ffmpeg")
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	enc, err := h264.NewEncoder(160, 96)
 	if err != nil {
 		t.Fatal(err)

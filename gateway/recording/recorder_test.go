@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
 	"os"
@@ -234,13 +235,7 @@ func samples(t *testing.T, b []byte) []sample {
 // decodeColours decodes the file with ffmpeg and names each frame's colour.
 func decodeColours(t *testing.T, path string) []string {
 	t.Helper()
-	ffmpeg, err1 := exec.LookPath("ffmpeg")
-	if err1 != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ffmpeg not found (run scripts/test-deps.sh): %v", err1)
-		}
-		t.Skip("ffmpeg not found: run scripts/test-deps.sh to decode the video in tests")
-	}
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	var stderr bytes.Buffer
 	cmd := exec.Command(ffmpeg, "-v", "error", "-xerror", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
 	cmd.Stderr = &stderr

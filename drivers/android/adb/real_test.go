@@ -3,9 +3,9 @@ package adb
 import (
 	"context"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,13 +19,7 @@ import (
 // (fails in CI, where scripts/test-deps installs it).
 func realADB(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("adb")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("adb is not installed: %v", err)
-		}
-		t.Skipf("adb is not installed: %v", err)
-	}
+	path := testdep.Need(t, "adb")
 	return path
 }
 

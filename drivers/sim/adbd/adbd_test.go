@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"io"
 	"net"
 	"os"
@@ -60,12 +61,7 @@ func adbEnv() []string {
 // (fails it on CI, where scripts/test-deps.sh installs adb).
 func startADB(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("adb"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("adb is not installed (scripts/test-deps.sh installs it)")
-		}
-		t.Skip("adb is not installed")
-	}
+	testdep.Need(t, "adb")
 	adbSrv.once.Do(func() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -2,6 +2,7 @@ package h264
 
 import (
 	"bytes"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
 	"math"
@@ -16,25 +17,10 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sim/render"
 )
 
-// needFFmpeg returns the path of ffmpeg and ffprobe. Without them the test
-// skips, unless CI=true: then it fails, so CI never silently passes.
-func needFFmpeg(t testing.TB) (ffmpeg, ffprobe string) {
-	t.Helper()
-	ffmpeg, err1 := exec.LookPath("ffmpeg")
-	ffprobe, err2 := exec.LookPath("ffprobe")
-	if err1 != nil || err2 != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ffmpeg/ffprobe not found (run scripts/test-deps.sh): %v %v", err1, err2)
-		}
-		t.Skip("ffmpeg/ffprobe not found: run scripts/test-deps.sh to decode the video in tests")
-	}
-	return ffmpeg, ffprobe
-}
-
 // Decode decodes an Annex B H.264 stream with ffmpeg into w x h RGB frames.
 func Decode(t testing.TB, stream []byte, w, h int) [][]byte {
 	t.Helper()
-	ffmpeg, _ := needFFmpeg(t)
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.h264"), filepath.Join(dir, "out.rgb")
 	if err := os.WriteFile(in, stream, 0o644); err != nil {
@@ -62,7 +48,7 @@ func Decode(t testing.TB, stream []byte, w, h int) [][]byte {
 // probe returns ffprobe's width, height and frame count of the stream.
 func probe(t testing.TB, stream []byte) (w, h, n int) {
 	t.Helper()
-	_, ffprobe := needFFmpeg(t)
+	ffprobe := testdep.Need(t, "ffprobe")
 	in := filepath.Join(t.TempDir(), "in.h264")
 	if err := os.WriteFile(in, stream, 0o644); err != nil {
 		t.Fatal(err)

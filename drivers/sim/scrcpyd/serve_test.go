@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -168,18 +168,6 @@ func tapOn(t *testing.T, c *scrcpy.Client, d sdk.Driver, what string) {
 	}
 }
 
-func needFFmpeg(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ffmpeg not found (run scripts/test-deps.sh): %v", err)
-		}
-		t.Skip("ffmpeg not found: run scripts/test-deps.sh to decode the video in tests")
-	}
-	return path
-}
-
 func TestServe(t *testing.T) {
 	for _, version := range []string{"3.3.4", "4.1"} {
 		t.Run(version, func(t *testing.T) {
@@ -223,7 +211,7 @@ func TestServe(t *testing.T) {
 			}
 
 			t.Run("decodes", func(t *testing.T) {
-				ffmpeg := needFFmpeg(t)
+				ffmpeg := testdep.Need(t, "ffmpeg")
 				cmd := exec.Command(ffmpeg, "-loglevel", "error", "-f", "h264", "-i", "pipe:0", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1")
 				cmd.Stdin = bytes.NewReader(append(append([]byte(nil), pkts[0].Data...), pkts[1].Data...))
 				var errb bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
 	"os"
@@ -17,21 +18,6 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/h264"
 )
-
-// needFFmpeg returns the paths of ffmpeg and ffprobe. Without them the test
-// skips, unless CI=true: then it fails, so CI never silently passes.
-func needFFmpeg(t testing.TB) (ffmpeg, ffprobe string) {
-	t.Helper()
-	ffmpeg, err1 := exec.LookPath("ffmpeg")
-	ffprobe, err2 := exec.LookPath("ffprobe")
-	if err1 != nil || err2 != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("ffmpeg/ffprobe not found (run scripts/test-deps.sh): %v %v", err1, err2)
-		}
-		t.Skip("ffmpeg/ffprobe not found: run scripts/test-deps.sh to decode the video in tests")
-	}
-	return ffmpeg, ffprobe
-}
 
 // box is one parsed box: its type, payload and, for containers, children.
 type box struct {
@@ -180,7 +166,7 @@ type probeInfo struct {
 
 func probe(t testing.TB, path string) probeInfo {
 	t.Helper()
-	_, ffprobe := needFFmpeg(t)
+	ffprobe := testdep.Need(t, "ffprobe")
 	out, err := exec.Command(ffprobe, "-v", "error", "-count_frames", "-select_streams", "v:0",
 		"-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", path).CombinedOutput()
 	if err != nil {
@@ -208,7 +194,7 @@ type frameInfo struct {
 // probeFrames decodes the file and lists its frames.
 func probeFrames(t testing.TB, path string) []frameInfo {
 	t.Helper()
-	_, ffprobe := needFFmpeg(t)
+	ffprobe := testdep.Need(t, "ffprobe")
 	cmd := exec.Command(ffprobe, "-v", "error", "-select_streams", "v:0", "-show_frames",
 		"-show_entries", "frame=width,height,key_frame,best_effort_timestamp_time", "-of", "csv=p=0", path)
 	var stderr bytes.Buffer
@@ -240,7 +226,7 @@ func probeFrames(t testing.TB, path string) []frameInfo {
 // another size are scaled by ffmpeg: pass the size of the frames to check).
 func decode(t testing.TB, path string, extra ...string) []byte {
 	t.Helper()
-	ffmpeg, _ := needFFmpeg(t)
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	out := filepath.Join(t.TempDir(), "out.rgb")
 	args := append([]string{"-v", "error", "-xerror", "-i", path, "-fps_mode", "passthrough"}, extra...)
 	args = append(args, "-f", "rawvideo", "-pix_fmt", "rgb24", out)

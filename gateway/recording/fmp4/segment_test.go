@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,7 +227,7 @@ func mustTrack(t testing.TB, c sdk.Codec, config []byte) Track {
 // stream without B frames, a key frame every 4 frames.
 func needX265(t *testing.T, w, h, n int) []byte {
 	t.Helper()
-	ffmpeg, _ := needFFmpeg(t)
+	ffmpeg := testdep.Need(t, "ffmpeg")
 	out := filepath.Join(t.TempDir(), "x.hevc")
 	cmd := exec.Command(ffmpeg, "-v", "error", "-f", "lavfi", "-i", "testsrc=rate=25:size="+strconv.Itoa(w)+"x"+strconv.Itoa(h),
 		"-frames:v", strconv.Itoa(n), "-pix_fmt", "yuv420p", "-c:v", "libx265",
