@@ -39,8 +39,6 @@ func (p param) req() param { p.required = true; return p }
 
 func (p param) withDefault(v any) param { p.def = v; return p }
 
-func (p param) describe(desc string) param { p.desc = desc; return p }
-
 func stringParam(name, desc string, minLen, maxLen int) param {
 	return param{name: name, typ: "string", desc: desc, minLen: minLen, maxLen: maxLen}
 }

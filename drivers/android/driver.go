@@ -76,11 +76,10 @@ type Driver struct {
 	log *slog.Logger
 	adb *adb.Client
 
-	mu      sync.Mutex
-	phones  map[string]*phone // by serial
-	scrcpy  *ScrcpyServer     // nil when none was found
-	scrErr  error             // why none was found
-	started bool
+	mu     sync.Mutex
+	phones map[string]*phone // by serial
+	scrcpy *ScrcpyServer     // nil when none was found
+	scrErr error             // why none was found
 }
 
 // phone is what the driver keeps of one device.

@@ -124,10 +124,14 @@ func (d *Driver) ListFiles(ctx context.Context, serial, p string) ([]sdk.FileInf
 	if err != nil {
 		return nil, err
 	}
-	if p == "" {
-		shell(ctx, dev, "mkdir -p "+pinkyDir) // the folder exists from the first use on
-	}
 	st, err := dev.Stat(ctx, full)
+	if p == "" && err == nil && st.Mode == 0 {
+		// The folder exists from the first use on.
+		if _, err := shell(ctx, dev, "mkdir -p "+pinkyDir); err != nil {
+			return nil, err
+		}
+		st, err = dev.Stat(ctx, full)
+	}
 	if err != nil || st.Mode == 0 {
 		return nil, sdk.Errorf(sdk.ErrFileNotFound, "%s: no %q in the Pinky folder", serial, p)
 	}

@@ -131,9 +131,9 @@ func TestConnectActReleaseRecordsATask(t *testing.T) {
 	s := f.session(t, "Claude Code")
 	ctx := context.Background()
 
-	obs, err := s.Connect(ctx, ConnectRequest{Task: "reply to Ben"})
+	_, err := s.Connect(ctx, ConnectRequest{Task: "reply to Ben"})
 	wantCode(t, "connect with two free phones and no device", err, CodeInvalidArgument)
-	obs, err = s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply to Ben"})
+	obs, err := s.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply to Ben"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,6 @@ type step struct {
 	key   bool
 	vouch *bool // a read that begins now, vouching (or not)
 	drop  string
-	wait  time.Duration // the clock moves on with no packet
 }
 
 var (

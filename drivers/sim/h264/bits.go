@@ -54,9 +54,6 @@ func (w *bitWriter) se(v int32) {
 	}
 }
 
-// aligned reports whether the writer is at a byte boundary.
-func (w *bitWriter) aligned() bool { return w.ncur == 0 }
-
 // alignZero writes zero bits up to the next byte boundary (pcm_alignment_zero_bit).
 func (w *bitWriter) alignZero() {
 	for w.ncur != 0 {
