@@ -29,7 +29,11 @@ func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActR
 		return sdk.ActResult{}, err
 	}
 	if a.DisplayID != 0 {
-		return sdk.ActResult{}, sdk.Invalid("display %d: this driver acts on display 0", a.DisplayID)
+		ds, err := d.display(p, a.DisplayID)
+		if err != nil {
+			return sdk.ActResult{}, err
+		}
+		return d.actOnDisplay(ctx, p, dev, ds, a)
 	}
 	switch a.Kind {
 	case sdk.ActLaunch:

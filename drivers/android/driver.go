@@ -30,6 +30,33 @@
 // that died is started again once before an action fails. Video runs a
 // session of its own per stream.
 //
+// # Background displays
+//
+// The driver is an sdk.Displayer: CreateDisplay starts a scrcpy server of
+// its own with new_display=WxH/DPI (and power_on=false: the phone is never
+// woken for it), which makes a virtual display on the phone and logs its
+// id ("[server] INFO: New display: 1080x1920/420 (id=7)"); the driver reads
+// the id from the server's log, as the server prints it. That server is the
+// display's session: its video is the display's (StreamVideo and
+// RequestKeyFrame of the display), its control socket's taps, swipes, keys,
+// text and clipboard pastes go to the display, and Act's launch_app sends
+// START_APP, which launches onto the session's display (`am start
+// --display` is refused to the shell on recent Android). The display lives
+// as long as its server (vd_destroy_content): RemoveDisplay ends it, and so
+// does a phone that goes away, or the driver's Close.
+//
+// Screen of a background display runs Android 13's `uiautomator dump
+// --windows FILE` (every display's windows, written to a file only), reads
+// the file and deletes it in the same shell call, and takes the display's
+// windows from it (dump.ParseUIAutomatorWindows), one dump at a time per
+// phone as for display 0. Before Android 13 uiautomator ignores --windows
+// and writes the phone's own screen: CreateDisplay reads one dump to find
+// out, and then removes the display and answers sdk.ErrUnsupported.
+// screencap cannot capture a virtual display: a Screenshot of one is a key
+// frame of its video decoded by ffmpeg, when this computer has it
+// (sdk.ErrUnsupported otherwise). Opening a URL on a background display is
+// sdk.ErrUnsupported.
+//
 // # Faults
 //
 // When the adb server goes away, WatchDevices reports its phones offline and
@@ -87,13 +114,20 @@ type phone struct {
 	serial string
 	info   adb.DeviceInfo
 
-	ctlMu  sync.Mutex // serializes the control session's start and use
-	ctl    *session   // the control session, nil until the first action
+	ctlMu sync.Mutex // serializes the control session's start and use
+	ctl   *session   // the control session, nil until the first action
+
+	pushMu sync.Mutex // guards pushed
 	pushed bool       // the scrcpy server is on the phone
+
 	// readMu serializes the phone's dumps: Android allows one UiAutomation
 	// client at a time, so an agent's read and the recorder's would fail
 	// each other ("already registered").
 	readMu sync.Mutex
+
+	creating sync.Mutex       // one CreateDisplay at a time
+	dispMu   sync.Mutex       // guards displays
+	displays map[int]*display // the background displays, by id
 }
 
 // New returns a driver; it reaches the adb server on first use.
@@ -119,18 +153,17 @@ func New(cfg Config) (*Driver, error) {
 	return d, nil
 }
 
-// Close ends every scrcpy session.
+// Close ends every scrcpy session, and so every background display.
 func (d *Driver) Close() {
 	d.mu.Lock()
-	phones := d.phones
+	phones := make([]*phone, 0, len(d.phones))
+	for _, p := range d.phones {
+		phones = append(phones, p)
+	}
 	d.mu.Unlock()
 	for _, p := range phones {
-		p.ctlMu.Lock()
-		if p.ctl != nil {
-			p.ctl.close()
-			p.ctl = nil
-		}
-		p.ctlMu.Unlock()
+		p.endControl()
+		p.endDisplays()
 	}
 }
 
@@ -325,14 +358,16 @@ func (d *Driver) remember(list []adb.DeviceInfo) {
 		if p := d.phones[info.Serial]; p != nil {
 			p.info = info
 		} else {
-			d.phones[info.Serial] = &phone{serial: info.Serial, info: info}
+			d.phones[info.Serial] = &phone{serial: info.Serial, info: info, displays: map[int]*display{}}
 		}
 	}
 	for serial, p := range d.phones {
 		if !listed[serial] {
 			delete(d.phones, serial)
 			// An action may hold the session's lock: end it without waiting.
+			// The phone's background displays end with their sessions.
 			go p.endControl()
+			go p.endDisplays()
 		}
 	}
 }

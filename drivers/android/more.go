@@ -14,8 +14,10 @@ import (
 )
 
 // StreamVideo implements sdk.Streamer: the phone's scrcpy session's
-// video, which also carries the input (a phone gives one stream at a time;
-// the gateway's hub shares it).
+// video, which also carries the input (a display gives one stream at a
+// time; the gateway's hub shares it). A background display streams its own
+// session's video, at the display's size whatever MaxSide asks: its server
+// cannot be started again at another size without ending the display.
 func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
 	if req.Codec != "" && req.Codec != sdk.CodecH264 {
 		return sdk.Errorf(sdk.ErrUnsupported, "codec %q: this driver streams H.264", req.Codec)
@@ -28,7 +30,16 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 		return err
 	}
 	if req.DisplayID != 0 {
-		return sdk.Invalid("display %d: this driver streams display 0", req.DisplayID)
+		ds, err := d.display(p, req.DisplayID)
+		if err != nil {
+			return err
+		}
+		ended, stop, err := ds.s.watch(send)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return d.streamed(ctx, req, ds.s, ended)
 	}
 	p.ctlMu.Lock()
 	s, err := d.control(ctx, p, dev, req.MaxSide)
@@ -42,6 +53,11 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 		return err
 	}
 	defer stop()
+	return d.streamed(ctx, req, s, ended)
+}
+
+// streamed waits for the end of a stream that watches s.
+func (d *Driver) streamed(ctx context.Context, req sdk.VideoRequest, s *session, ended <-chan error) error {
 	select {
 	case <-ctx.Done():
 		return nil
@@ -63,12 +79,18 @@ func (d *Driver) RequestKeyFrame(ctx context.Context, serial string, display int
 	if err != nil {
 		return err
 	}
+	var s *session
 	if display != 0 {
-		return sdk.Invalid("display %d: this driver streams display 0", display)
+		ds, err := d.display(p, display)
+		if err != nil {
+			return err
+		}
+		s = ds.s
+	} else {
+		p.ctlMu.Lock()
+		s = p.ctl
+		p.ctlMu.Unlock()
 	}
-	p.ctlMu.Lock()
-	s := p.ctl
-	p.ctlMu.Unlock()
 	if s == nil || !s.alive() {
 		return nil
 	}

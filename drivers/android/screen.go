@@ -31,7 +31,11 @@ func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.S
 		return nil, err
 	}
 	if display != 0 {
-		return nil, sdk.Invalid("display %d: this driver reads display 0", display)
+		ds, err := d.display(p, display)
+		if err != nil {
+			return nil, err
+		}
+		return d.displayScreen(ctx, p, dev, ds)
 	}
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
@@ -96,17 +100,24 @@ func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
 }
 
 // Screenshot implements sdk.Driver with screencap's PNG, scaled and
-// re-encoded when asked.
+// re-encoded when asked. A background display, which screencap cannot
+// capture, gives a key frame of its video (see displayShot).
 func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
-	_, dev, err := d.phone(ctx, req.DeviceID)
+	p, dev, err := d.phone(ctx, req.DeviceID)
 	if err != nil {
 		return nil, err
 	}
+	var ds *display
 	if req.DisplayID != 0 {
-		return nil, sdk.Invalid("display %d: this driver captures display 0", req.DisplayID)
+		if ds, err = d.display(p, req.DisplayID); err != nil {
+			return nil, err
+		}
 	}
 	if req.MaxSide < 0 || req.Quality < 0 || req.Quality > 100 {
 		return nil, sdk.Invalid("max side %d, quality %d", req.MaxSide, req.Quality)
+	}
+	if ds != nil {
+		return d.displayShot(ctx, p, ds, req)
 	}
 	out, err := dev.ExecOutput(ctx, "screencap -p")
 	if err != nil {

@@ -1,7 +1,6 @@
 package android
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -91,12 +91,15 @@ type session struct {
 	pumped  chan struct{} // closed when the video stopped (see pump)
 	sw, sh  int           // the screen's size (portrait)
 	maxSize int           // the video's longer side asked of the server; 0 is the screen's
+	log     serverLog     // what the server prints, line by line
 
-	sink    func(sdk.VideoPacket) error // the stream watching, or nil
-	sinkErr chan error                  // gets what ended the watch
-	config  *sdk.VideoPacket            // the last config packet
-	mu      sync.Mutex
-	stderr  strings.Builder // the server's last words, for errors
+	mu       sync.Mutex
+	sink     func(sdk.VideoPacket) error // the stream watching, or nil
+	sinkErr  chan error                  // gets what ended the watch
+	config   *sdk.VideoPacket            // the last config packet
+	keyWait  []chan [2]sdk.VideoPacket   // waiting for the next key frame, with its config
+	ended    string                      // why the server's shell returned, when it failed
+	abnormal bool                        // the server exited non-zero (or its status is unknown)
 }
 
 // alive reports whether the server still runs: its shell, its video and
@@ -146,16 +149,19 @@ func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o 
 	s := &session{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		r, err := dev.Shell(sctx, strings.Join(args, " "))
+		// The server's log comes line by line while it runs: the new
+		// display's id is in it, and what START_APP did.
+		stdout, stderr := s.log.writer(false), s.log.writer(true)
+		exit, err := dev.ShellTo(sctx, strings.Join(args, " "), stdout, stderr)
+		stdout.Close()
+		stderr.Close()
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if err != nil {
-			s.stderr.WriteString(err.Error())
-		} else {
-			s.stderr.Write(r.Stderr)
-			if r.Exit != 0 {
-				s.stderr.Write(r.Stdout)
-			}
+		switch {
+		case err != nil:
+			s.ended = err.Error()
+		case exit != 0:
+			s.abnormal = true
 		}
 	}()
 	name := scrcpy.SocketName(o.SCID)
@@ -180,17 +186,19 @@ func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o 
 	return s, nil
 }
 
+// lastWords is what the server said last, for errors: its last lines of
+// stderr (of stdout too when it exited with an error), then why its shell
+// ended.
 func (s *session) lastWords() string {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	words := strings.TrimSpace(s.stderr.String())
-	var last []string
-	sc := bufio.NewScanner(strings.NewReader(words))
-	for sc.Scan() {
-		last = append(last, sc.Text())
-		if len(last) > 3 {
-			last = last[1:]
-		}
+	ended, abnormal := s.ended, s.abnormal
+	s.mu.Unlock()
+	last := s.log.tail(3, !abnormal)
+	if ended != "" {
+		last = append(last, ended)
+	}
+	if len(last) > 3 {
+		last = last[len(last)-3:]
 	}
 	return strings.Join(last, " / ")
 }
@@ -198,6 +206,8 @@ func (s *session) lastWords() string {
 // push copies the scrcpy server to the phone once per driver run, or again
 // when it is missing or of another size.
 func (d *Driver) push(ctx context.Context, p *phone, dev *adb.Device, srv ScrcpyServer) error {
+	p.pushMu.Lock()
+	defer p.pushMu.Unlock()
 	if p.pushed {
 		return nil
 	}
@@ -296,6 +306,12 @@ func (s *session) pump() {
 			c := pk
 			s.config = &c
 		}
+		if pk.KeyFrame && s.config != nil {
+			for _, w := range s.keyWait {
+				w <- [2]sdk.VideoPacket{*s.config, pk}
+			}
+			s.keyWait = nil
+		}
 		sink := s.sink
 		s.mu.Unlock()
 		if sink != nil {
@@ -354,6 +370,31 @@ func (s *session) watch(send func(sdk.VideoPacket) error) (<-chan error, func(),
 		return nil, nil, err
 	}
 	return ended, stop, nil
+}
+
+// keyFrame asks the server for a key frame and returns it with the config
+// packet before it: together they decode to a picture of the screen.
+func (s *session) keyFrame(ctx context.Context) (config, key sdk.VideoPacket, err error) {
+	ch := make(chan [2]sdk.VideoPacket, 1)
+	s.mu.Lock()
+	s.keyWait = append(s.keyWait, ch)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.keyWait = slices.DeleteFunc(s.keyWait, func(w chan [2]sdk.VideoPacket) bool { return w == ch })
+		s.mu.Unlock()
+	}()
+	if err := s.c.ResetVideo(); err != nil {
+		return config, key, err
+	}
+	select {
+	case pks := <-ch:
+		return pks[0], pks[1], nil
+	case <-s.pumped:
+		return config, key, fmt.Errorf("the scrcpy server ended: %s", s.lastWords())
+	case <-ctx.Done():
+		return config, key, fmt.Errorf("no key frame came: %w", ctx.Err())
+	}
 }
 
 // point maps a point in the screen's pixels to the video's, which touches

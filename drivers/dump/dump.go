@@ -1,5 +1,7 @@
 // Package dump parses captured UI dumps into sdk.Screen values: Android UI
-// Automator XML and WebDriverAgent page sources (XML and JSON). A parsed
+// Automator XML (the single-display document of `uiautomator dump`, and
+// the multi-display one of Android 13's `uiautomator dump --windows`) and
+// WebDriverAgent page sources (XML and JSON). A parsed
 // screen keeps the dump's coordinates, clipped to the screen, its text intact
 // except for password fields, which show dots.
 //

@@ -317,6 +317,41 @@ func TestShellV2(t *testing.T) {
 	}
 }
 
+// ShellTo hands the output to the writers, stdout and stderr apart, with
+// the exit code; without shell_v2 everything is stdout.
+func TestShellTo(t *testing.T) {
+	f := newFake(t)
+	f.addDevice(&fakeDevice{serial: "s", features: "shell_v2", shell: map[string]ShellResult{
+		"server": {Stdout: []byte("[server] INFO: New display: 640x480/160 (id=7)\n"), Stderr: []byte("[server] WARN: x\n"), Exit: 2},
+	}})
+	f.addDevice(&fakeDevice{serial: "old", features: "cmd", shell: map[string]ShellResult{
+		"server": {Stdout: []byte("out\n"), Stderr: []byte("err\n")},
+	}})
+	c := f.client(t)
+	ctx := ctxTimeout(t, 5*time.Second)
+	var stdout, stderr bytes.Buffer
+	exit, err := c.Device("s").ShellTo(ctx, "server", &stdout, &stderr)
+	if err != nil || exit != 2 || stdout.String() != "[server] INFO: New display: 640x480/160 (id=7)\n" || stderr.String() != "[server] WARN: x\n" {
+		t.Errorf("ShellTo: got exit %d, %v, stdout %q, stderr %q; want exit 2 and the two streams apart", exit, err, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	exit, err = c.Device("old").ShellTo(ctx, "server", &stdout, &stderr)
+	if err != nil || exit != ExitUnknown || stdout.String() != "out\r\nerr\r\n" || stderr.Len() != 0 {
+		t.Errorf("ShellTo without shell_v2: got exit %d, %v, stdout %q, stderr %q; want everything on stdout, exit unknown", exit, err, stdout.String(), stderr.String())
+	}
+	// A writer that fails ends the command with its error.
+	boom := errors.New("boom")
+	_, err = c.Device("s").ShellTo(ctx, "server", failWriter{boom}, io.Discard)
+	if !errors.Is(err, boom) {
+		t.Errorf("ShellTo with a failing writer: got %v; want its error", err)
+	}
+}
+
+type failWriter struct{ err error }
+
+func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
+
 func TestShellV1Fallback(t *testing.T) {
 	f := newFake(t)
 	f.addDevice(&fakeDevice{serial: "old", features: "cmd", shell: map[string]ShellResult{

@@ -148,42 +148,116 @@ const (
 // readShellV2 reads shell v2 packets until EOF: a 5-byte header (id, u32 LE
 // length) and the data. Unknown ids are skipped, as adb does.
 func readShellV2(r io.Reader) (res ShellResult, err error) {
-	res.Exit = ExitUnknown
 	var stdout, stderr bytes.Buffer
-	defer func() { res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes() }()
+	res.Exit, err = copyShellV2(r, &stdout, &stderr)
+	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
+	return res, err
+}
+
+// copyShellV2 reads shell v2 packets until EOF, writing stdout and stderr
+// as they come, and returns the exit code (ExitUnknown when none came).
+// A write that fails ends the copy with its error.
+func copyShellV2(r io.Reader, stdout, stderr io.Writer) (int, error) {
+	exit := ExitUnknown
 	var h [5]byte
 	for {
 		if _, err := io.ReadFull(r, h[:]); err != nil {
 			switch {
-			case err == io.EOF && res.Exit == ExitUnknown:
-				return res, protoErrorf("the shell stream ended without an exit code")
+			case err == io.EOF && exit == ExitUnknown:
+				return exit, protoErrorf("the shell stream ended without an exit code")
 			case err == io.EOF:
-				return res, nil
+				return exit, nil
 			}
-			return res, shortPacket(err)
+			return exit, shortPacket(err)
 		}
 		n := int64(binary.LittleEndian.Uint32(h[1:]))
 		var dst io.Writer = io.Discard
 		switch h[0] {
 		case shellStdout:
-			dst = &stdout
+			dst = stdout
 		case shellStderr:
-			dst = &stderr
+			dst = stderr
 		case shellExit:
 			if n < 1 {
-				return res, protoErrorf("empty shell exit packet")
+				return exit, protoErrorf("empty shell exit packet")
 			}
 			var code [1]byte
 			if _, err := io.ReadFull(r, code[:]); err != nil {
-				return res, shortPacket(err)
+				return exit, shortPacket(err)
 			}
-			res.Exit = int(code[0])
+			exit = int(code[0])
 			n--
 		}
-		if _, err := io.CopyN(dst, r, n); err != nil {
-			return res, shortPacket(err)
+		if _, err := copyN(dst, r, n); err != nil {
+			return exit, err
 		}
 	}
+}
+
+// copyN copies n bytes of a packet: a short read is a cut stream; a
+// failed write is the writer's error.
+func copyN(dst io.Writer, r io.Reader, n int64) (int64, error) {
+	w := &writeErr{w: dst}
+	copied, err := io.CopyN(w, r, n)
+	if w.err != nil {
+		return copied, w.err
+	}
+	if err != nil {
+		return copied, shortPacket(err)
+	}
+	return copied, nil
+}
+
+// writeErr remembers the error of the writer it wraps.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (w *writeErr) Write(b []byte) (int, error) {
+	n, err := w.w.Write(b)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// ShellTo runs cmd like Shell, but hands its stdout and stderr to the
+// writers as they come (a long-running command's log, line by line) and
+// returns its exit code. Without shell_v2, stderr is merged into stdout
+// and the exit code is ExitUnknown. The command runs until it exits, ctx
+// ends (which hangs it up) or a writer fails.
+func (d *Device) ShellTo(ctx context.Context, cmd string, stdout, stderr io.Writer) (int, error) {
+	v2, err := d.HasFeature(ctx, "shell_v2")
+	if err != nil {
+		return ExitUnknown, err
+	}
+	service := "shell:" + cmd
+	if v2 {
+		service = "shell,v2,raw:" + cmd
+	}
+	cn, err := d.c.transport(ctx, d.serial)
+	if err != nil {
+		return ExitUnknown, err
+	}
+	defer cn.Close() // the connection also closes when ctx ends
+	if err := cn.request(service); err != nil {
+		return ExitUnknown, err
+	}
+	if !v2 {
+		if _, err := io.Copy(stdout, cn); err != nil {
+			return ExitUnknown, cn.err(fmt.Errorf("adb shell %q: %w", cmd, err))
+		}
+		return ExitUnknown, nil
+	}
+	if _, err := cn.Write([]byte{shellCloseStdin, 0, 0, 0, 0}); err != nil {
+		return ExitUnknown, cn.err(fmt.Errorf("adb shell: %w", err))
+	}
+	exit, err := copyShellV2(bufio.NewReader(cn), stdout, stderr)
+	if err != nil {
+		return exit, cn.err(fmt.Errorf("adb shell %q: %w", cmd, err))
+	}
+	return exit, nil
 }
 
 func shortPacket(err error) error {

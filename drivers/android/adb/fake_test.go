@@ -298,17 +298,22 @@ func (f *fakeServer) serveDevice(c net.Conn, d *fakeDevice) {
 		}
 	case strings.HasPrefix(svc, "shell:"):
 		line := strings.TrimPrefix(svc, "shell:")
-		inner, _, ok := strings.Cut(strings.TrimPrefix(line, "("), "\n); echo \""+exitMarker+"$?\"")
-		if !ok {
+		inner, _, marked := strings.Cut(strings.TrimPrefix(line, "("), "\n); echo \""+exitMarker+"$?\"")
+		if !marked {
+			inner = line // ShellTo's plain command
+		}
+		res, ok := d.shell[inner]
+		if !ok && !marked {
 			fail(c, "unexpected legacy shell line")
 			return
 		}
-		res := d.shell[inner]
 		okay(c)
 		// A PTY merges the streams and ends lines with \r\n.
 		out := bytes.ReplaceAll(append(res.Stdout, res.Stderr...), []byte("\n"), []byte("\r\n"))
 		c.Write(out)
-		fmt.Fprintf(c, "%s%d\r\n", exitMarker, res.Exit)
+		if marked {
+			fmt.Fprintf(c, "%s%d\r\n", exitMarker, res.Exit)
+		}
 	case strings.HasPrefix(svc, "exec:"):
 		out, ok := d.exec[strings.TrimPrefix(svc, "exec:")]
 		if !ok {

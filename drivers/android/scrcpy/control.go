@@ -26,6 +26,7 @@ const (
 	TypeSetClipboard            MsgType = 9
 	TypeSetDisplayPower         MsgType = 10
 	TypeRotateDevice            MsgType = 11
+	TypeStartApp                MsgType = 16 // 3.0+
 	TypeResetVideo              MsgType = 17 // 3.0+
 )
 
@@ -38,6 +39,8 @@ const (
 	MaxMessage = 1 << 18
 	// MaxClipboard is the most UTF-8 bytes of one SET_CLIPBOARD.
 	MaxClipboard = MaxMessage - 14
+	// MaxAppName is the most UTF-8 bytes of START_APP's name (a u8 length).
+	MaxAppName = 255
 )
 
 // ErrProtocol means a peer sent bytes that are not a message: the stream has
@@ -161,6 +164,14 @@ type RotateDevice struct{}
 // ResetVideo restarts the encoder: a new config packet and key frame follow.
 type ResetVideo struct{}
 
+// StartApp launches an app on the session's display (3.0+): on the display
+// the server mirrors, or on the virtual display it made for new_display.
+// Name is a package name; a "?" prefix searches by label instead, and a
+// "+" prefix force-stops the app first. The server answers nothing: it logs
+// `Starting app "LABEL" [PACKAGE] on display N...` on stdout, or
+// `No app found for package "NAME"` on stderr.
+type StartApp struct{ Name string }
+
 // Type implementations.
 func (InjectKeycode) Type() MsgType           { return TypeInjectKeycode }
 func (InjectText) Type() MsgType              { return TypeInjectText }
@@ -175,6 +186,7 @@ func (SetClipboard) Type() MsgType            { return TypeSetClipboard }
 func (SetDisplayPower) Type() MsgType         { return TypeSetDisplayPower }
 func (RotateDevice) Type() MsgType            { return TypeRotateDevice }
 func (ResetVideo) Type() MsgType              { return TypeResetVideo }
+func (StartApp) Type() MsgType                { return TypeStartApp }
 
 // Marshal encodes m for a server of version v. All integers are big-endian.
 func Marshal(m Message, v Version) ([]byte, error) {
@@ -215,6 +227,12 @@ func Marshal(m Message, v Version) ([]byte, error) {
 		b = appendString32(b, m.Text)
 	case SetDisplayPower:
 		b = append(b, boolByte(m.On))
+	case StartApp:
+		if len(m.Name) > MaxAppName {
+			return nil, fmt.Errorf("start app: a name of %d bytes, the limit is %d", len(m.Name), MaxAppName)
+		}
+		b = append(b, byte(len(m.Name)))
+		b = append(b, m.Name...)
 	case ExpandNotificationPanel, ExpandSettingsPanel, CollapsePanels, RotateDevice, ResetVideo:
 	default:
 		return nil, fmt.Errorf("control message %T: not supported", m)
@@ -339,6 +357,16 @@ func ReadMessage(r io.Reader, v Version) (Message, error) {
 		return RotateDevice{}, nil
 	case TypeResetVideo:
 		return ResetVideo{}, nil
+	case TypeStartApp:
+		n, err := fixed(1)
+		if err != nil {
+			return nil, err
+		}
+		name, err := fixed(int(n[0]))
+		if err != nil {
+			return nil, err
+		}
+		return StartApp{Name: string(name)}, nil
 	}
 	return nil, fmt.Errorf("control message type %d: unknown: %w", t[0], ErrProtocol)
 }

@@ -62,6 +62,7 @@ func TestMarshalGolden(t *testing.T) {
 		{"set display power", "4.1", SetDisplayPower{On: true}, "0a 01"},
 		{"rotate device", "4.1", RotateDevice{}, "0b"},
 		{"reset video", "3.3.4", ResetVideo{}, "11"},
+		{"start app", "3.3.4", StartApp{Name: "+com.example"}, "10 0c 2b636f6d2e6578616d706c65"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

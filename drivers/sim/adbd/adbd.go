@@ -40,6 +40,11 @@ type Config struct {
 	// Unauthorized makes the face answer every handshake with AUTH tokens and
 	// never accept, so that adb lists the device as unauthorized.
 	Unauthorized bool
+	// SDKLevel is the phone's API level (getprop ro.build.version.sdk, and
+	// the release that goes with it); 0 takes it from the driver's Android
+	// version. Below 33 (Android 13), `uiautomator dump --windows` writes
+	// the single-display document, as older phones' uiautomator does.
+	SDKLevel int
 	// Commands adds shell commands, or replaces built-in ones, by name: a
 	// fault test's command that prints garbage, hangs, or cuts its stream
 	// short (return CutStream). A command gets the shell's context (it ends
@@ -163,10 +168,11 @@ type Device struct {
 	ctx  context.Context
 	fs   *fsys
 
-	mu       sync.Mutex // guards settings, abstract and pin
+	mu       sync.Mutex // guards settings, abstract, pin and displays
 	settings map[string]string
 	abstract map[string]*abstractListener
-	pin      []byte // digits typed on the lock screen
+	pin      []byte       // digits typed on the lock screen
+	displays map[int]bool // background displays made through CreateDisplay
 
 	uiAutomation atomic.Bool // a uiautomator dump holds the phone's UiAutomation
 }
@@ -197,7 +203,7 @@ func newDevice(ctx context.Context, cfg Config) (*Device, error) {
 	if err != nil && !errors.Is(err, errSynced) {
 		return nil, fmt.Errorf("adbd: list devices: %w", err)
 	}
-	d := &Device{cfg: cfg, log: cfg.Logger, ctx: ctx, settings: defaultSettings(), abstract: map[string]*abstractListener{}}
+	d := &Device{cfg: cfg, log: cfg.Logger, ctx: ctx, settings: defaultSettings(), abstract: map[string]*abstractListener{}, displays: map[int]bool{}}
 	for _, dev := range devs {
 		if dev.ID == cfg.DeviceID || (cfg.DeviceID == "" && dev.Platform == sdk.PlatformAndroid) {
 			d.info = dev

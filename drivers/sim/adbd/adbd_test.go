@@ -298,6 +298,97 @@ func TestUIAutomatorDump(t *testing.T) {
 	}
 }
 
+// Android 13's `uiautomator dump --windows FILE` writes every display's
+// windows: display 0 and the background displays made through the face.
+func TestUIAutomatorDumpWindows(t *testing.T) {
+	p := newPhone(t, adbd.Config{})
+	p.unlock(t)
+	ctx := context.Background()
+	if _, err := p.drv.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.android.settings"}); err != nil {
+		t.Fatal(err)
+	}
+	dev := p.srv.Device()
+	id, err := dev.CreateDisplay(ctx, phoneID, 720, 1280, 320)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.drv.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.keep", DisplayID: id}); err != nil {
+		t.Fatal(err)
+	}
+	windows := func() string {
+		t.Helper()
+		if out := p.run(t, "shell", "uiautomator", "dump", "--windows", "/data/local/tmp/w.xml"); out != "UI hierchary dumped to: /data/local/tmp/w.xml\n" {
+			t.Errorf("uiautomator dump --windows: got %q", out)
+		}
+		return p.run(t, "shell", "cat", "/data/local/tmp/w.xml")
+	}
+	doc := windows()
+	if !strings.HasPrefix(doc, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><displays><display id=\"0\"><window index=\"0\" title=") {
+		t.Errorf("uiautomator dump --windows: got %.160q…; want the <displays> document", doc)
+	}
+	for _, tt := range []struct {
+		display int
+		app     string
+	}{{0, "com.android.settings"}, {id, "com.google.android.keep"}} {
+		got, err := dump.ParseUIAutomatorWindows(strings.NewReader(doc), tt.display)
+		if err != nil {
+			t.Fatalf("display %d: %v", tt.display, err)
+		}
+		want, err := p.drv.Screen(ctx, phoneID, tt.display)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.App.ID != tt.app || got.Width != want.Width || got.Height != want.Height {
+			t.Errorf("display %d: got app %q %dx%d; want %q %dx%d", tt.display, got.App.ID, got.Width, got.Height, tt.app, want.Width, want.Height)
+		}
+		// The clock in the status bar may tick between the two reads.
+		g, w := visibleTexts(got), visibleTexts(want)
+		if tt.display == 0 {
+			g, w = g[1:], w[1:]
+		}
+		if strings.Join(g, "|") != strings.Join(w, "|") {
+			t.Errorf("display %d: dumped texts %q; want %q", tt.display, g, w)
+		}
+	}
+	// Nothing goes to the terminal.
+	if out := p.run(t, "exec-out", "uiautomator", "dump", "--windows", "/dev/tty"); out != "UI hierchary dumped to: /dev/tty\n" {
+		t.Errorf("uiautomator dump --windows /dev/tty: got %q; want the dumped-to line only", out)
+	}
+	if err := dev.RemoveDisplay(ctx, phoneID, id); err != nil {
+		t.Fatal(err)
+	}
+	if got := dev.Displays(); len(got) != 0 {
+		t.Errorf("Displays after RemoveDisplay: got %v; want none", got)
+	}
+	if _, err := dump.ParseUIAutomatorWindows(strings.NewReader(windows()), id); !errors.Is(err, dump.ErrNoDisplay) {
+		t.Errorf("display %d after RemoveDisplay: got %v; want ErrNoDisplay", id, err)
+	}
+	if _, err := dev.CreateDisplay(ctx, "another-phone", 720, 1280, 0); !errors.Is(err, sdk.ErrDeviceNotFound) {
+		t.Errorf("CreateDisplay on another device: got %v; want ErrDeviceNotFound", err)
+	}
+}
+
+// Before Android 13, uiautomator ignores --windows and writes the
+// single-display document.
+func TestUIAutomatorDumpWindowsOldAndroid(t *testing.T) {
+	p := newPhone(t, adbd.Config{SDKLevel: 30})
+	p.unlock(t)
+	if got := p.run(t, "shell", "getprop", "ro.build.version.sdk"); got != "30\n" {
+		t.Errorf("getprop ro.build.version.sdk: got %q; want 30", got)
+	}
+	if got := p.run(t, "shell", "getprop", "ro.build.version.release"); got != "11\n" {
+		t.Errorf("getprop ro.build.version.release: got %q; want 11", got)
+	}
+	p.run(t, "shell", "uiautomator", "dump", "--windows", "/data/local/tmp/w.xml")
+	doc := p.run(t, "shell", "cat", "/data/local/tmp/w.xml")
+	if _, err := dump.ParseUIAutomatorWindows(strings.NewReader(doc), 0); !errors.Is(err, dump.ErrSingleDisplay) {
+		t.Errorf("uiautomator dump --windows on Android 11: got %v (%.80q…); want the single-display document", err, doc)
+	}
+	if _, err := dump.ParseUIAutomator(strings.NewReader(doc)); err != nil {
+		t.Errorf("the single-display document: %v", err)
+	}
+}
+
 // A phone showing a captured dump serves the fixture's bytes as they are.
 func TestUIAutomatorDumpFixture(t *testing.T) {
 	w, err := sim.Load("../testdata/dumps.yaml")

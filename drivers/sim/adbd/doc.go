@@ -41,6 +41,10 @@
 //	uiautomator dump [--compressed] [FILE|/dev/tty]
 //	                                       UI Automator XML of Screen (or the captured
 //	                                       fixture's bytes), then "UI hierchary dumped to: FILE"
+//	uiautomator dump --windows FILE        Android 13's multi-display document (<displays>):
+//	                                       display 0 and each background display, a window
+//	                                       per root element; below Config.SDKLevel 33 the
+//	                                       option is ignored, as on older phones
 //	dumpsys window | activity activities | power
 //	input [SOURCE] tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | keyevent CODE|NAME… | press
 //	am start [-W] -n PKG/ACT | -a android.intent.action.VIEW -d URL;  am force-stop PKG
@@ -55,6 +59,15 @@
 //
 // Config.Commands adds commands or replaces these, for fault tests (a
 // command that prints garbage, or cuts its stream with CutStream).
+//
+// # Background displays
+//
+// Device.CreateDisplay and RemoveDisplay (an sdk.Displayer) make and remove
+// a background display through the driver's sdk.Displayer, as a scrcpy
+// server started with new_display does on a real phone: the face's scrcpy
+// server (package scrcpyd) calls them, and `uiautomator dump --windows`
+// lists the displays so made. A display made on the driver directly, not
+// through the face, is not listed.
 //
 // An unknown command prints "/system/bin/sh: NAME: inaccessible or not
 // found" and exits 127. Driver errors print "Error: …" and exit 1.

@@ -19,6 +19,18 @@ var sdkLevels = map[string]string{
 	"9": "28", "8.1": "27", "8": "26", "8.0": "26", "7.1": "25", "7": "24", "7.0": "24",
 }
 
+// releaseOf is the Android release of an API level, "" when unknown.
+func releaseOf(level int) string {
+	best := ""
+	for r, l := range sdkLevels {
+		// The shortest spelling: "8" rather than "8.0", "12" for 31.
+		if l == strconv.Itoa(level) && (best == "" || len(r) < len(best) || len(r) == len(best) && r < best) {
+			best = r
+		}
+	}
+	return best
+}
+
 func sdkLevel(release string) string {
 	if v, ok := sdkLevels[release]; ok {
 		return v
@@ -54,6 +66,13 @@ func (d *Device) props() map[string]string {
 	if release == "" {
 		release = "15"
 	}
+	level := sdkLevel(release)
+	if d.cfg.SDKLevel > 0 {
+		level = strconv.Itoa(d.cfg.SDKLevel)
+		if r := releaseOf(d.cfg.SDKLevel); r != "" {
+			release = r
+		}
+	}
 	name := slug(d.info.Model)
 	manufacturer := d.info.Manufacturer
 	if manufacturer == "" {
@@ -70,7 +89,7 @@ func (d *Device) props() map[string]string {
 	p := map[string]string{
 		"ro.build.version.release":             release,
 		"ro.build.version.release_or_codename": release,
-		"ro.build.version.sdk":                 sdkLevel(release),
+		"ro.build.version.sdk":                 level,
 		"ro.build.version.security_patch":      "2025-01-05",
 		"ro.build.version.incremental":         "1",
 		"ro.build.id":                          "PINKY.SIM",
@@ -735,8 +754,13 @@ func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
 		return 1
 	}
 	file := "/sdcard/window_dump.xml"
+	windows := false
 	for _, a := range args[1:] {
-		if !strings.HasPrefix(a, "--") {
+		switch {
+		case a == "--windows":
+			// Android 13's DumpCommand; older ones ignore unknown options.
+			windows = sh.d.sdkLevel() >= windowsLevel
+		case !strings.HasPrefix(a, "-"):
 			file = a
 		}
 	}
@@ -748,7 +772,13 @@ func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
 	}
 	defer sh.d.uiAutomation.Store(false)
 	time.Sleep(uiAutomationHold)
-	xml, err := sh.d.uiXML(sh.ctx)
+	var xml []byte
+	var err error
+	if windows {
+		xml, err = sh.d.windowsXML(sh.ctx)
+	} else {
+		xml, err = sh.d.uiXML(sh.ctx)
+	}
 	if err != nil {
 		if errors.Is(err, errNoRoot) {
 			fmt.Fprintln(io3.err, "ERROR: null root node returned by UiTestAutomationBridge.")
@@ -756,8 +786,10 @@ func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
 		}
 		return reportErr(io3, err)
 	}
-	switch file {
-	case "/dev/tty", "/dev/stdout":
+	switch {
+	case (file == "/dev/tty" || file == "/dev/stdout") && windows:
+		// The window dump goes to a file only: /dev/tty gets nothing.
+	case file == "/dev/tty" || file == "/dev/stdout":
 		io3.out.Write(xml)
 	default:
 		w, err := sh.d.fs.create(sh.ctx, sh.abs(file), timeZero)

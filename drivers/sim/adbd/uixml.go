@@ -51,43 +51,53 @@ func uiAutomatorXML(s *sdk.Screen) ([]byte, error) {
 	rot := map[sdk.Orientation]int{sdk.OrientationLandscape: 1, sdk.OrientationPortraitUpsideDown: 2, sdk.OrientationLandscapeRight: 3}[s.Orientation]
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rot)
-	var walk func(i, index int, pkg string)
-	walk = func(i, index int, pkg string) {
-		e := s.Elements[i]
-		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
-			index, esc(e.Text), esc(e.ResourceID), esc(e.Class), esc(pkg), esc(e.ContentDescription),
-			e.Checkable, e.Checked, e.Clickable, e.Enabled, e.Focusable, e.Focused, e.Scrollable,
-			e.LongClickable, e.Password, e.Selected,
-			e.Bounds.Left, e.Bounds.Top, e.Bounds.Right, e.Bounds.Bottom)
-		if e.Hint != "" {
-			fmt.Fprintf(&b, ` hint="%s"`, esc(e.Hint))
-		}
-		var kids []int
-		for _, c := range children[e.ID] {
-			if s.Elements[c].Visible {
-				kids = append(kids, c)
-			}
-		}
-		if len(kids) == 0 {
-			b.WriteString(" />")
-			return
-		}
-		b.WriteString(">")
-		for n, c := range kids {
-			walk(c, n, pkg)
-		}
-		b.WriteString("</node>")
-	}
+	nw := &nodeWriter{b: &b, s: s, children: children}
 	n := 0
 	for _, r := range roots {
 		if !s.Elements[r].Visible {
 			continue
 		}
-		walk(r, n, windowPackage(s, r, children))
+		nw.walk(r, n, windowPackage(s, r, children))
 		n++
 	}
 	b.WriteString("</hierarchy>")
 	return b.Bytes(), nil
+}
+
+// nodeWriter writes elements of a screen as UI Automator <node>s.
+type nodeWriter struct {
+	b        *bytes.Buffer
+	s        *sdk.Screen
+	children map[int][]int // element indexes by parent id
+}
+
+// walk writes element i, the index-th child of its parent, and its visible
+// children, as nodes of package pkg.
+func (w *nodeWriter) walk(i, index int, pkg string) {
+	e := w.s.Elements[i]
+	fmt.Fprintf(w.b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
+		index, esc(e.Text), esc(e.ResourceID), esc(e.Class), esc(pkg), esc(e.ContentDescription),
+		e.Checkable, e.Checked, e.Clickable, e.Enabled, e.Focusable, e.Focused, e.Scrollable,
+		e.LongClickable, e.Password, e.Selected,
+		e.Bounds.Left, e.Bounds.Top, e.Bounds.Right, e.Bounds.Bottom)
+	if e.Hint != "" {
+		fmt.Fprintf(w.b, ` hint="%s"`, esc(e.Hint))
+	}
+	var kids []int
+	for _, c := range w.children[e.ID] {
+		if w.s.Elements[c].Visible {
+			kids = append(kids, c)
+		}
+	}
+	if len(kids) == 0 {
+		w.b.WriteString(" />")
+		return
+	}
+	w.b.WriteString(">")
+	for n, c := range kids {
+		w.walk(c, n, pkg)
+	}
+	w.b.WriteString("</node>")
 }
 
 // windowPackage guesses a window's package from the first resource id of

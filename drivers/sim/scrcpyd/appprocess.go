@@ -26,6 +26,7 @@ func AppProcess(drv sdk.Driver) func(ctx context.Context, args []string, stdout,
 			return err
 		}
 		defer lis.Close()
-		return Serve(ctx, args, lis, drv, dev.ID(), stdout, stderr)
+		// Displays go through the face, which lists them in its dumps.
+		return serve(ctx, args, lis, drv, dev, dev.ID(), stdout, stderr)
 	}
 }

@@ -14,4 +14,13 @@
 // sim cannot do is logged as the real server would: rotation, turning the
 // display off while mirroring, the phone's own clipboard (scrcpyd keeps one
 // per session).
+//
+// Displays: display_id=N shows and drives an existing display of the phone;
+// new_display=[WxH][/DPI] makes a background display (through the adb face,
+// which lists it in `uiautomator dump --windows`), prints "[server] INFO:
+// New display: WxH/DPI (id=N)" as the real server does, routes the
+// session's video, input and START_APP to it, and removes it when the
+// session ends (the real server's vd_destroy_content). START_APP logs
+// `Starting app "LABEL" [PACKAGE] on display N...`, or `No app found for
+// package "NAME"`, with the real server's words.
 package scrcpyd

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -46,7 +47,8 @@ type options struct {
 	bitRate        int
 	tunnelForward  bool
 	displayID      int
-	newDisplay     string
+	newDisplay     string // new_display's value: "WxH", "WxH/dpi", "/dpi" or ""
+	newDisplaySet  bool   // new_display was given (even empty: the main display's size)
 	sendDeviceMeta bool
 	sendDummyByte  bool
 	sendStreamMeta bool
@@ -147,7 +149,7 @@ func parseArgs(args []string, log *logger) (options, error) {
 				return options{}, err
 			}
 		case "new_display":
-			o.newDisplay = value
+			o.newDisplay, o.newDisplaySet = value, true
 		case "send_device_meta":
 			o.sendDeviceMeta = boolean(value)
 		case "send_dummy_byte":
@@ -176,7 +178,7 @@ func parseArgs(args []string, log *logger) (options, error) {
 			log.log(levelWarn, "Unknown server option: %s", key)
 		}
 	}
-	if o.newDisplay != "" && o.displayID != 0 {
+	if o.newDisplaySet && o.displayID != 0 {
 		return options{}, errors.New("Cannot specify both new_display and display_id")
 	}
 	return o, nil
@@ -189,15 +191,29 @@ func parseArgs(args []string, log *logger) (options, error) {
 // applies control messages to it (touch down/up → tap, down-move-up → swipe,
 // long press, keys (Android keycodes → sdk.Key), text → sdk type action, set
 // clipboard (+paste), get clipboard, reset video → key frame request,
-// back-or-screen-on, set display power). It writes what the real server
-// prints to stdout/stderr ("[server] INFO: Device: …"), and returns when the
-// connections close or ctx ends. Like the real server, it closes lis once
-// every connection is accepted.
+// back-or-screen-on, set display power, start app). It writes what the real
+// server prints to stdout/stderr ("[server] INFO: Device: …"), and returns
+// when the connections close or ctx ends. Like the real server, it closes lis
+// once every connection is accepted.
+//
+// With display_id=N the session shows and drives the phone's display N.
+// With new_display=[WxH][/DPI] it makes a background display through drv's
+// sdk.Displayer once the connections are accepted, prints "[server] INFO:
+// New display: WxH/DPI (id=N)" as the real server does, shows and drives
+// that display (START_APP launches onto it), and removes it when the
+// session ends.
 //
 // A rejected argument (a version it does not speak, a reverse tunnel, a
 // codec other than h264) is printed as the real server prints it and
 // returned wrapped in ErrUsage; the adb face should exit with status 1.
 func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver, device string, stdout, stderr io.Writer) error {
+	disp, _ := drv.(sdk.Displayer)
+	return serve(ctx, args, lis, drv, disp, device, stdout, stderr)
+}
+
+// serve is Serve with the displays made through disp (the adb face, which
+// lists them in its dumps), nil when the phone makes none.
+func serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver, disp sdk.Displayer, device string, stdout, stderr io.Writer) error {
 	log := &logger{level: levelDebug, stdout: stdout, stderr: stderr}
 	fail := func(err error) error {
 		log.log(levelError, "%s", err)
@@ -217,8 +233,19 @@ func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver,
 		return fail(errors.New("Reverse tunnel is not supported by the virtual phone: pass tunnel_forward=true"))
 	case o.video && o.codec != "h264":
 		return fail(fmt.Errorf("Could not find encoder for %s: the virtual phone encodes h264 only", o.codec))
-	case o.displayID != 0 || o.newDisplay != "":
-		return fail(fmt.Errorf("Display %d not found: the virtual phone has display 0 only", o.displayID))
+	case o.newDisplaySet && disp == nil:
+		return fail(errors.New("Could not create display: the virtual phone makes no virtual displays"))
+	}
+	var nd newDisplay
+	if o.newDisplaySet {
+		if nd, err = parseNewDisplay(o.newDisplay); err != nil {
+			return fail(err)
+		}
+	}
+	if o.displayID != 0 {
+		if _, err := drv.Screen(ctx, device, o.displayID); err != nil {
+			return fail(fmt.Errorf("Display %d not found", o.displayID))
+		}
 	}
 	streamer, ok := drv.(sdk.Streamer)
 	if o.video && !ok {
@@ -230,7 +257,7 @@ func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver,
 	}
 	log.log(levelInfo, "Device: [%s] %s %s (Android %s)", dev.Manufacturer, strings.ToLower(dev.Manufacturer), dev.Model, dev.OSVersion)
 
-	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, clip: ""}
+	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, display: o.displayID, clip: ""}
 	if err := s.accept(ctx, lis); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -238,7 +265,94 @@ func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver,
 		return err
 	}
 	defer s.closeAll()
+	if o.newDisplaySet {
+		// The real server makes the display when its capture starts, once
+		// the client is connected, and destroys it (and its content) when
+		// it exits.
+		id, err := s.createDisplay(ctx, disp, nd)
+		if err != nil {
+			log.log(levelError, "Could not create display: %v", err)
+			return fmt.Errorf("scrcpy server: could not create display: %w", err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := disp.RemoveDisplay(rctx, device, id); err != nil {
+				log.log(levelWarn, "Could not release the virtual display %d: %v", id, err)
+			}
+		}()
+	}
 	return s.run(ctx, dev)
+}
+
+// newDisplay is a parsed new_display value; zero fields are the main
+// display's.
+type newDisplay struct {
+	width, height, dpi int
+}
+
+// parseNewDisplay parses "[WxH][/DPI]", as NewDisplay.parse does.
+func parseNewDisplay(v string) (newDisplay, error) {
+	var nd newDisplay
+	size, dpi, hasDPI := strings.Cut(v, "/")
+	if size != "" {
+		w, h, ok := strings.Cut(size, "x")
+		var errW, errH error
+		nd.width, errW = strconv.Atoi(w)
+		nd.height, errH = strconv.Atoi(h)
+		if !ok || errW != nil || errH != nil || nd.width <= 0 || nd.height <= 0 {
+			return nd, fmt.Errorf("Invalid new display size: %s", size)
+		}
+	}
+	if hasDPI {
+		n, err := strconv.Atoi(dpi)
+		if err != nil || n <= 0 {
+			return nd, fmt.Errorf("Invalid new display dpi: %s", dpi)
+		}
+		nd.dpi = n
+	}
+	return nd, nil
+}
+
+// createDisplay makes the session's display, as NewDisplayCapture does: a
+// missing size is the main display's (within max_size, rounded to 8), a
+// missing density the main display's scaled to the size. It prints the
+// real server's line and routes the session to the display.
+func (s *session) createDisplay(ctx context.Context, disp sdk.Displayer, nd newDisplay) (int, error) {
+	w, h, dpi := nd.width, nd.height, nd.dpi
+	if w == 0 || dpi == 0 {
+		main, err := s.drv.Screen(ctx, s.device, 0)
+		if err != nil {
+			return 0, err
+		}
+		if w == 0 {
+			w, h = limit(main.Width, main.Height, s.o.maxSize)
+		}
+		if dpi == 0 {
+			dpi = main.DensityDPI * max(w, h) / max(main.Width, main.Height, 1)
+		}
+	}
+	id, err := disp.CreateDisplay(ctx, s.device, w, h, dpi)
+	if err != nil {
+		return 0, err
+	}
+	s.log.log(levelInfo, "New display: %dx%d/%d (id=%d)", w, h, dpi, id)
+	s.display = id
+	return id, nil
+}
+
+// limit scales w x h so that its longer side is at most maxSize (0: no
+// limit), then rounds both to a multiple of 8, as Size.limit().round8().
+func limit(w, h, maxSize int) (int, int) {
+	if maxSize > 0 && max(w, h) > maxSize {
+		if w >= h {
+			w, h = maxSize, h*maxSize/w
+		} else {
+			w, h = w*maxSize/h, maxSize
+		}
+	}
+	round8 := func(n int) int { return max((n+4)&^7, 8) }
+	return round8(w), round8(h)
 }
 
 // lookup finds device among drv's devices.

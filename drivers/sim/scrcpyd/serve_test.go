@@ -309,6 +309,10 @@ func TestServeRejects(t *testing.T) {
 		{"reverse tunnel", "[server] ERROR: Reverse tunnel is not supported", []string{"3.3.4"}},
 		{"codec", "[server] ERROR: Could not find encoder for av1", []string{"4.1", "tunnel_forward=true", "video_codec=av1"}},
 		{"not key=value", `[server] ERROR: Invalid key=value pair: "oops"`, []string{"4.1", "oops"}},
+		{"bad new display", "[server] ERROR: Invalid new display size: 12", []string{"4.1", "tunnel_forward=true", "new_display=12"}},
+		{"bad new display dpi", "[server] ERROR: Invalid new display dpi: x", []string{"4.1", "tunnel_forward=true", "new_display=640x480/x"}},
+		{"unknown display", "[server] ERROR: Display 5 not found", []string{"4.1", "tunnel_forward=true", "display_id=5"}},
+		{"new and existing display", "[server] ERROR: Cannot specify both new_display and display_id", []string{"4.1", "tunnel_forward=true", "new_display=", "display_id=3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -359,4 +363,111 @@ func TestServeUnknownOptionWarns(t *testing.T) {
 			t.Errorf("stderr = %q; want it to contain %q", stderr.String(), want)
 		}
 	}
+}
+
+// displayScreen reads a display of the sim phone.
+func displayScreen(t *testing.T, d sdk.Driver, display int) *sdk.Screen {
+	t.Helper()
+	s, err := d.Screen(context.Background(), android, display)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A session with new_display makes a background display, says so as the
+// real server does, shows it, drives it (START_APP included) and removes it
+// when it ends.
+func TestServeNewDisplay(t *testing.T) {
+	for _, version := range []string{"3.3.4", "4.1"} {
+		t.Run(version, func(t *testing.T) {
+			d := newSim(t)
+			ctx := context.Background()
+			before := displayScreen(t, d, 0).App.ID
+			o := scrcpy.DefaultOptions()
+			o.NewDisplay = "720x1280/320"
+			c, srv := start(t, d, version, o)
+			waitFor(t, "the new display line", func() bool {
+				return strings.Contains(srv.stdout.String(), "[server] INFO: New display: 720x1280/320 (id=1)\n")
+			})
+			go c.Stream(ctx, func(sdk.VideoPacket) error { return nil })
+			waitFor(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 720 && h == 1280 })
+			if sc := displayScreen(t, d, 1); sc.Width != 720 || sc.Height != 1280 || sc.DensityDPI != 320 {
+				t.Errorf("display 1: %dx%d/%d; want 720x1280/320", sc.Width, sc.Height, sc.DensityDPI)
+			}
+			if err := c.Send(scrcpy.StartApp{Name: "com.google.android.keep"}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "Notes on display 1", func() bool { return displayScreen(t, d, 1).App.ID == "com.google.android.keep" })
+			if !strings.Contains(srv.stdout.String(), `[server] INFO: Starting app "Notes" [com.google.android.keep] on display 1...`) {
+				t.Errorf("stdout = %q; want the starting-app line", srv.stdout.String())
+			}
+			// A tap in the video's coordinates lands on display 1.
+			sc := displayScreen(t, d, 1)
+			e, ok := find(sc, "new_note")
+			if !ok {
+				t.Fatal("no new_note on display 1")
+			}
+			p := e.Bounds.Center()
+			vw, vh := c.VideoSize()
+			if err := c.Tap(p.X*vw/sc.Width, p.Y*vh/sc.Height); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the note field on display 1", func() bool { _, ok := find(displayScreen(t, d, 1), "edit_note_text"); return ok })
+			if got := displayScreen(t, d, 0).App.ID; got != before {
+				t.Errorf("display 0 shows %q; want %q, untouched", got, before)
+			}
+			if err := c.Send(scrcpy.StartApp{Name: "com.example.nothing"}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the no-app warning", func() bool {
+				return strings.Contains(srv.stderr.String(), `[server] WARN: No app found for package "com.example.nothing"`)
+			})
+			// The display goes with the session.
+			c.Close()
+			waitFor(t, "display 1 removed", func() bool {
+				_, err := d.Screen(ctx, android, 1)
+				return errors.Is(err, sdk.ErrInvalidArgument)
+			})
+		})
+	}
+}
+
+// Without a size, the new display takes the main display's (within
+// max_size, rounded to 8); without a density, the main display's scaled.
+func TestServeNewDisplayDefaults(t *testing.T) {
+	for _, tt := range []struct{ value, want string }{
+		{"/300", "544x1200/300"},     // 1080x2400 within 1200 is 540x1200, rounded to 8
+		{"600x1200", "600x1200/210"}, // 420 dpi scaled by 1200/2400
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			d := newSim(t)
+			o := scrcpy.DefaultOptions()
+			o.NewDisplay = tt.value
+			o.MaxSize = 1200
+			_, srv := start(t, d, "4.1", o)
+			waitFor(t, "the new display line", func() bool {
+				return strings.Contains(srv.stdout.String(), "[server] INFO: New display: "+tt.want+" (id=1)\n")
+			})
+		})
+	}
+}
+
+// display_id shows and drives an existing display.
+func TestServeDisplayID(t *testing.T) {
+	d := newSim(t)
+	ctx := context.Background()
+	id, err := d.CreateDisplay(ctx, android, 640, 480, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := scrcpy.DefaultOptions()
+	o.DisplayID = id
+	c, _ := start(t, d, "4.1", o)
+	go c.Stream(ctx, func(sdk.VideoPacket) error { return nil })
+	waitFor(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 640 && h == 480 })
+	if err := c.Send(scrcpy.StartApp{Name: "?settings"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "Settings on the display", func() bool { return displayScreen(t, d, id).App.ID == "com.android.settings" })
 }

@@ -36,6 +36,7 @@ type session struct {
 	drv      sdk.Driver
 	streamer sdk.Streamer
 	device   string
+	display  int // the display the session shows and drives
 
 	video, audio, control net.Conn
 	wmu                   sync.Mutex // one device message at a time on control
@@ -114,7 +115,9 @@ func (s *session) run(ctx context.Context, dev sdk.Device) error {
 			return nil // the client left
 		}
 	}
-	if s.o.powerOn {
+	// The real server wakes the phone for its main display; a virtual
+	// display's sessions are lit whatever the phone's own screen does.
+	if s.o.powerOn && s.display == 0 {
 		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil && !scr.ScreenOn {
 			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
 		}
@@ -214,7 +217,7 @@ func (s *session) streamVideo(ctx context.Context) error {
 		_, err := s.video.Write(buf)
 		return err
 	}
-	req := sdk.VideoRequest{DeviceID: s.device, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
+	req := sdk.VideoRequest{DeviceID: s.device, DisplayID: s.display, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
 	err := s.streamer.StreamVideo(ctx, req, send)
 	if err == nil || ctx.Err() != nil || isClosed(err) {
 		return nil
@@ -270,7 +273,7 @@ func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
 	case scrcpy.InjectScroll:
 		s.scroll(ctx, m)
 	case scrcpy.BackOrScreenOn:
-		scr, err := s.drv.Screen(ctx, s.device, 0)
+		scr, err := s.drv.Screen(ctx, s.device, s.display)
 		switch {
 		case err == nil && !scr.ScreenOn:
 			if m.Action == scrcpy.KeyActionDown {
@@ -280,12 +283,15 @@ func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
 			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
 		}
 	case scrcpy.ExpandNotificationPanel, scrcpy.ExpandSettingsPanel:
-		if w, h, ok := s.screenSize(ctx); ok {
-			s.act(ctx, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: w / 2, Y: 1}, To: sdk.Point{X: w / 2, Y: h / 2}})
+		// The shade is the phone's own screen's, whichever display the
+		// session shows.
+		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil {
+			w, h := scr.Width, scr.Height
+			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: w / 2, Y: 1}, To: sdk.Point{X: w / 2, Y: h / 2}})
 		}
 	case scrcpy.CollapsePanels:
 		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil && hasPanel(scr) {
-			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
+			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
 		}
 	case scrcpy.GetClipboard:
 		s.mu.Lock()
@@ -303,8 +309,9 @@ func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
 			return s.reply(scrcpy.AckClipboard{Sequence: m.Sequence})
 		}
 	case scrcpy.SetDisplayPower:
+		// The phone's own screen's power, as the real server sets it.
 		if m.On {
-			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
+			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
 		} else {
 			s.log.log(levelInfo, "Display power off is not simulated: the virtual screen stays on")
 		}
@@ -312,12 +319,57 @@ func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
 		s.log.log(levelWarn, "Rotation is not supported by the virtual phone")
 	case scrcpy.ResetVideo:
 		if s.streamer != nil {
-			if err := s.streamer.RequestKeyFrame(ctx, s.device, 0); err != nil {
+			if err := s.streamer.RequestKeyFrame(ctx, s.device, s.display); err != nil {
 				s.log.log(levelDebug, "Could not reset video: %v", err)
 			}
 		}
+	case scrcpy.StartApp:
+		s.startApp(ctx, m.Name)
 	}
 	return nil
+}
+
+// startApp launches an app on the session's display, as Controller.startApp
+// does: "+" force-stops it first, "?" finds it by label; what it does or
+// why it cannot is logged with the real server's words. (The real server
+// does it on a thread of its own; here the control loop waits, which keeps
+// the order of the messages.)
+func (s *session) startApp(ctx context.Context, name string) {
+	force := strings.HasPrefix(name, "+")
+	name = strings.TrimPrefix(name, "+")
+	byLabel := strings.HasPrefix(name, "?")
+	name = strings.TrimPrefix(name, "?")
+	var apps []sdk.App
+	if l, ok := s.drv.(sdk.AppLister); ok {
+		var err error
+		if apps, err = l.ListApps(ctx, s.device); err != nil {
+			s.log.log(levelWarn, "Could not list apps: %v", err)
+			return
+		}
+	}
+	var found []sdk.App
+	for _, a := range apps {
+		if (!byLabel && a.ID == name) || (byLabel && strings.EqualFold(a.Label, name)) {
+			found = append(found, a)
+		}
+	}
+	switch {
+	case len(found) == 0 && byLabel:
+		s.log.log(levelWarn, "No app found for name \"%s\"", name)
+		return
+	case len(found) == 0:
+		s.log.log(levelWarn, "No app found for package \"%s\"", name)
+		return
+	case len(found) > 1:
+		s.log.log(levelWarn, "No unique app found for name \"%s\"", name)
+		return
+	}
+	app := found[0]
+	s.log.log(levelInfo, "Starting app \"%s\" [%s] on display %d...", app.Label, app.ID, s.display)
+	if force {
+		s.act(ctx, sdk.Action{Kind: sdk.ActStop, AppID: app.ID})
+	}
+	s.act(ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: app.ID})
 }
 
 // hasPanel reports whether the notification shade is open.
@@ -342,16 +394,22 @@ func (s *session) reply(m scrcpy.DeviceMessage) error {
 	return err
 }
 
-// act performs a on the phone, logging a failure.
+// act performs a on the session's display, logging a failure.
 func (s *session) act(ctx context.Context, a sdk.Action) {
+	s.actOn(ctx, s.display, a)
+}
+
+// actOn performs a on a display of the phone, logging a failure.
+func (s *session) actOn(ctx context.Context, display int, a sdk.Action) {
+	a.DisplayID = display
 	if _, err := s.drv.Act(ctx, s.device, a); err != nil && ctx.Err() == nil {
 		s.log.log(levelDebug, "Could not inject %s: %v", a.Kind, err)
 	}
 }
 
-// screenSize is the phone's screen size in its current orientation.
+// screenSize is the session's display's size in its current orientation.
 func (s *session) screenSize(ctx context.Context) (int, int, bool) {
-	scr, err := s.drv.Screen(ctx, s.device, 0)
+	scr, err := s.drv.Screen(ctx, s.device, s.display)
 	if err != nil || scr.Width <= 0 || scr.Height <= 0 {
 		return 0, 0, false
 	}
