@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/still"
 )
 
 // Background displays (sdk.Displayer). A background display is a virtual
@@ -518,5 +519,5 @@ func (d *Driver) displayShot(ctx context.Context, p *phone, ds *display, req sdk
 	if err != nil {
 		return nil, sdk.Errorf(sdk.ErrInternal, "%s: display %d: ffmpeg gave no PNG: %v", p.serial, ds.id, err)
 	}
-	return encodeImage(img, req)
+	return still.Encode(img, req)
 }

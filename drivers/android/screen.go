@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"image/png"
 	"time"
 
-	"golang.org/x/image/draw"
-
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/still"
 )
 
 // stateSep separates dumpsys window's output from dumpsys power's in one
@@ -127,43 +124,7 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	if err != nil {
 		return nil, sdk.Errorf(sdk.ErrInternal, "%s: screencap gave no PNG: %v", req.DeviceID, err)
 	}
-	return encodeImage(img, req)
-}
-
-// encodeImage scales img to req.MaxSide and encodes it as req asks.
-func encodeImage(img image.Image, req sdk.ScreenshotRequest) (*sdk.Image, error) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if m := req.MaxSide; m > 0 && max(w, h) > m {
-		if w >= h {
-			w, h = m, max(1, h*m/w)
-		} else {
-			w, h = max(1, w*m/h), m
-		}
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		img = dst
-	}
-	var buf bytes.Buffer
-	format := req.Format
-	switch format {
-	case "", sdk.FormatPNG:
-		format = sdk.FormatPNG
-		if err := png.Encode(&buf, img); err != nil {
-			return nil, err
-		}
-	case sdk.FormatJPEG:
-		q := req.Quality
-		if q == 0 {
-			q = 80
-		}
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, sdk.Invalid("image format %q: png or jpeg", format)
-	}
-	return &sdk.Image{Format: format, Width: w, Height: h, Data: buf.Bytes()}, nil
+	return still.Encode(img, req)
 }
 
 // screenSize is the phone's screen size in its current orientation, from
