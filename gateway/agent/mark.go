@@ -38,7 +38,7 @@ func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 80})
+		img, err := m.still(ctx, p, drv, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 80})
 		if err != nil {
 			m.log.Debug("approval screenshot", "device", l.device, "err", err)
 			return

@@ -40,7 +40,7 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 	obs := s.show(l, view, full)
 	obs.Settled = true
 	if screenshot {
-		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: device, DisplayID: s.m.displayOf(p), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
+		img, err := s.m.still(ctx, p, drv, sdk.ScreenshotRequest{DeviceID: device, DisplayID: s.m.displayOf(p), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, false), "")
 		}

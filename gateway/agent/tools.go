@@ -206,7 +206,7 @@ func (s *Session) shoot(l *lease, stepID string) {
 		defer cancel()
 		// 960 px on the longer side reads well in the history and costs a
 		// phone (or the sim) a third of a full-size capture.
-		img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 70})
+		img, err := s.m.still(ctx, s.m.phone(l.device), drv, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 70})
 		if err != nil {
 			m.log.Debug("step screenshot", "device", l.device, "err", err)
 			return

@@ -184,3 +184,21 @@ type scrubbed struct{ err error }
 
 func (e scrubbed) Error() string { return "the driver could not unlock the phone" }
 func (e scrubbed) Unwrap() error { return e.err }
+
+// still takes a picture of a display: from the driver's video pipeline
+// when it declares frame capture (an iPhone's broadcast makes one in
+// milliseconds, where a screenshot over Wi-Fi takes a second), else, or
+// when that fails, a screenshot.
+func (m *Manager) still(ctx context.Context, p *phone, drv sdk.Driver, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	if fc, ok := drv.(sdk.FrameCapturer); ok && m.serves(p, drv, sdk.CapFrameCapture) {
+		img, err := fc.CaptureFrame(ctx, req)
+		if err == nil {
+			return img, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		m.log.Debug("frame capture failed; taking a screenshot", "device", req.DeviceID, "err", err)
+	}
+	return drv.Screenshot(ctx, req)
+}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/jpeg"
 	"log/slog"
 	"strings"
 	"sync"
@@ -401,4 +404,54 @@ func TestAutoUnlockWrongPINNotRetried(t *testing.T) {
 		t.Errorf("want an \"unlock failed\" and an \"unlocked\" line; got:\n%s", l)
 	}
 	noSecret(t, f, buf, wrong)
+}
+
+// framer is a driver that declares frame capture: its frames are 90x160
+// JPEGs, or fail when broken.
+type framer struct {
+	sdk.Driver
+	broken bool
+	calls  *atomic.Int32
+}
+
+func (f framer) Info(ctx context.Context) (sdk.Info, error) {
+	info, err := f.Driver.Info(ctx)
+	info.Capabilities = append(sdk.Capabilities(f.Driver), sdk.CapFrameCapture)
+	return info, err
+}
+
+func (f framer) CaptureFrame(_ context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	f.calls.Add(1)
+	if f.broken {
+		return nil, sdk.Errorf(sdk.ErrUnsupported, "no broadcast runs")
+	}
+	var buf bytes.Buffer
+	jpeg.Encode(&buf, image.NewGray(image.Rect(0, 0, 90, 160)), nil)
+	return &sdk.Image{Format: sdk.FormatJPEG, Width: 90, Height: 160, Data: buf.Bytes()}, nil
+}
+
+func TestStillsPreferFrameCapture(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("broken=%v", broken), func(t *testing.T) {
+			f := newFixture(t, Config{})
+			var calls atomic.Int32
+			f.drv.wrap = func(d sdk.Driver) sdk.Driver { return framer{Driver: d, broken: broken, calls: &calls} }
+			s := f.connected(t)
+			obs, err := s.Observe(context.Background(), "sim-android-1", false, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := jpeg.DecodeConfig(bytes.NewReader(obs.Screenshot))
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			if calls.Load() == 0 {
+				t.Error("the driver declares frame capture, but the gateway never asked for a frame")
+			}
+			fromFrame := cfg.Width == 90 && cfg.Height == 160
+			if fromFrame == broken {
+				t.Errorf("screenshot %dx%d: from the frame = %v; want %v (frame capture broken: %v)", cfg.Width, cfg.Height, fromFrame, !broken, broken)
+			}
+		})
+	}
 }
