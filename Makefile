@@ -12,7 +12,7 @@ help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## Build every binary into bin/.
-	$(GO) build -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim ./drivers/android/cmd/pinky-driver-android
+	$(GO) build -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim ./drivers/android/cmd/pinky-driver-android ./drivers/ios/cmd/pinky-driver-ios
 
 test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test.
 	scripts/test-deps.sh
@@ -38,9 +38,9 @@ proto: ## Regenerate the Go code of proto/.
 proto-check: ## Lint, format-check and regenerate proto/ (fails on a diff); buf breaking against the previous commit.
 	scripts/proto-check.sh
 
-conformance: build ## Run the driver conformance suite: pinky-driver-sim, and the Android driver through a real adb server on the virtual phone.
+conformance: build ## Run the driver conformance suite: pinky-driver-sim, the Android driver through a real adb server, and the iOS driver through WebDriverAgent, on the virtual phones.
 	$(BIN)/pinky driver check --pin 1234 $(BIN)/pinky-driver-sim
-	$(GO) test -count=1 -run 'TestConformance$$' -v ./drivers/android/
+	$(GO) test -count=1 -run 'TestConformance$$' -v ./drivers/android/ ./drivers/ios/
 
 clean: ## Remove built binaries.
 	rm -rf $(BIN)

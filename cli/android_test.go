@@ -26,6 +26,27 @@ func freeTCPPort(t *testing.T) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
+// startFace runs pinky-driver-sim as a phone's face (adb, WDA) with args
+// and the extra environment env, until the test ends; its log is shown when
+// the test fails.
+func startFace(t *testing.T, env []string, args ...string) {
+	t.Helper()
+	face := exec.Command(bin.sim, args...)
+	face.Env = append(os.Environ(), env...)
+	var faceLog bytes.Buffer
+	face.Stderr = &faceLog
+	if err := face.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		face.Process.Kill()
+		face.Wait()
+		if t.Failed() {
+			t.Logf("pinky-driver-sim %v log:\n%s", args, faceLog.String())
+		}
+	})
+}
+
 // androidPhone gives e a virtual phone reached the real way: its adb face
 // (pinky-driver-sim --adb-listen, a process of its own) attached to a
 // private Debian adb server, and pinky-driver-android in e's data folder
@@ -48,19 +69,7 @@ func (e *env) androidPhone(t *testing.T) string {
 		t.Fatal(err)
 	}
 
-	face := exec.Command(bin.sim, "--adb-listen", "127.0.0.1:"+facePort)
-	var faceLog bytes.Buffer
-	face.Stderr = &faceLog
-	if err := face.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		face.Process.Kill()
-		face.Wait()
-		if t.Failed() {
-			t.Logf("adb face log:\n%s", faceLog.String())
-		}
-	})
+	startFace(t, nil, "--adb-listen", "127.0.0.1:"+facePort)
 	adb := func(args ...string) (string, error) {
 		c := exec.Command(adbPath, append([]string{"-P", adbPort}, args...)...)
 		c.Env = append(os.Environ(), e.extra...)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 // The tests run the real binaries: pinky, pinky-driver-sim next to it (as
 // an installation has them), and the example driver elsewhere.
-var bin struct{ dir, pinky, sim, example, android string }
+var bin struct{ dir, pinky, sim, example, android, ios string }
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "pinky-cli-test")
@@ -29,15 +30,21 @@ func TestMain(m *testing.M) {
 	bin.pinky = filepath.Join(dir, "pinky")
 	bin.sim = filepath.Join(dir, "pinky-driver-sim")
 	bin.example = filepath.Join(dir, "other", "pinky-driver-example")
-	// Not next to pinky: every test's daemon would start it. The Android
-	// test puts it in its data folder's drivers/.
+	// Not next to pinky: every test's daemon would start them. The Android
+	// and iOS tests put them in their data folder's drivers/.
 	bin.android = filepath.Join(dir, "other", "pinky-driver-android")
-	for out, pkg := range map[string]string{bin.pinky: "./cmd/pinky", bin.sim: "../drivers/sim/cmd/pinky-driver-sim", bin.example: "../drivers/sdk/example", bin.android: "../drivers/android/cmd/pinky-driver-android"} {
-		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
-			os.Exit(1)
-		}
+	bin.ios = filepath.Join(dir, "other", "pinky-driver-ios")
+	var wg sync.WaitGroup
+	for out, pkg := range map[string]string{bin.pinky: "./cmd/pinky", bin.sim: "../drivers/sim/cmd/pinky-driver-sim", bin.example: "../drivers/sdk/example",
+		bin.android: "../drivers/android/cmd/pinky-driver-android", bin.ios: "../drivers/ios/cmd/pinky-driver-ios"} {
+		wg.Go(func() {
+			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+				os.Exit(1)
+			}
+		})
 	}
+	wg.Wait()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -52,7 +52,7 @@ Data lives in $PINKY_HOME (default ~/.local/share/pinky).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd())
+	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd())
 	return root
 }
 

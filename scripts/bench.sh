@@ -24,6 +24,8 @@ run -bench Latency -benchtime 2000x ./gateway/stream/
 run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 run -bench ConsoleMirror -benchtime 20x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
+run -bench 'Driver|WDA' -benchtime 300x ./drivers/ios/
+run -bench 'FrameLatency|Throughput' -benchtime 2000x ./drivers/ios/video/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.
 metric() {
@@ -104,3 +106,13 @@ printf '  tap, call to return: scrcpy %s µs, adb shell input %s µs (%sx); to t
   "$(metric BenchmarkTap-2 scrcpy-screen-µs)" "$(metric BenchmarkTap-2 shell-screen-µs)"
 printf '  read (uiautomator dump + dumpsys + parse) per screen: %s ms; parse alone, largest fixture: %s ms\n' \
   "$(metric BenchmarkReadScreen-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')" "$(metric BenchmarkReadDump-2 ns/op | awk '{ printf "%.1f", $1 / 1e6 }')"
+echo
+echo "iOS driver, over loopback HTTP on the virtual iPhone's WebDriverAgent face (no target):"
+ms() { awk '{ printf "%.2f", $1 / 1e6 }'; }
+us() { awk '{ printf "%.0f", $1 / 1e3 }'; }
+printf '  observe (source + app + lock, parsed, in pixels): %s ms; the same WDA calls alone, in a row: %s ms\n' \
+  "$(metric BenchmarkDriverObserve-2 ns/op | ms)" "$(metric BenchmarkWDAObserve-2 ns/op | ms)"
+printf '  tap: %s µs through the driver, %s µs straight through the WDA client\n' \
+  "$(metric BenchmarkDriverTap-2 ns/op | us)" "$(metric BenchmarkWDATap-2 ns/op | us)"
+printf '  broadcast: a frame from its arrival at the receiver to the subscriber: mean %s µs, p99 %s µs\n' \
+  "$(metric BenchmarkFrameLatency-2 latency-ns | us)" "$(metric BenchmarkFrameLatency-2 p99-ns | us)"

@@ -213,7 +213,7 @@ func (d *driver) start(ctx context.Context, r *sdk.Reattach) (*proc, error) {
 	t0 := time.Now()
 	sp, err := sdk.Start(sdk.StartConfig{
 		Path:         path,
-		Env:          h.cfg.Env[d.name],
+		Env:          h.env(d.name),
 		Reattach:     r,
 		Stderr:       d.stderr,
 		StartTimeout: h.cfg.StartTimeout,
@@ -377,4 +377,15 @@ func describeStartError(err error, timeout time.Duration) error {
 		msg = first
 	}
 	return &startError{msg: msg, err: err}
+}
+
+// env is the extra environment of driver name: its Config.Env, and
+// PINKY_HOME so that a driver reads its settings (ios.yaml) from the
+// gateway's data folder, whichever way that was chosen.
+func (h *Host) env(name string) []string {
+	env := h.cfg.Env[name]
+	if h.cfg.Home != "" {
+		env = append([]string{"PINKY_HOME=" + h.cfg.Home}, env...)
+	}
+	return env
 }

@@ -1,0 +1,121 @@
+package cli_test
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/internal/testdep"
+)
+
+// iPhone gives e a virtual iPhone reached the real way: `pinky ios add`
+// lists it, its WebDriverAgent face and broadcast run in a process of their
+// own (pinky-driver-sim --wda-listen --video-dial), and pinky-driver-ios is
+// in e's data folder. It returns the phone's id.
+func (e *env) iPhone(t *testing.T) string {
+	t.Helper()
+	drivers := filepath.Join(e.home, "drivers")
+	os.MkdirAll(drivers, 0o700)
+	b, err := os.ReadFile(bin.ios)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(drivers, "pinky-driver-ios"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wdaPort, videoPort := freeTCPPort(t), freeTCPPort(t)
+	out, errs, code := e.run("ios", "add", "Test iPhone", "--wda", "http://127.0.0.1:"+wdaPort,
+		"--mjpeg", "off", "--video-listen", "127.0.0.1:"+videoPort, "--app", "com.pinky.sim.shop=Shop")
+	if code != 0 {
+		t.Fatalf("pinky ios add: exit %d: %s%s", code, out, errs)
+	}
+	m := regexp.MustCompile(`added Test iPhone \((\S+)\)\npairing secret: (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("pinky ios add printed %q; want the id and the pairing secret", out)
+	}
+	id, secret := m[1], m[2]
+	if !strings.Contains(errs, "WDA not answering") {
+		t.Errorf("pinky ios add before WDA runs: stderr %q; want it to say WDA is not answering", errs)
+	}
+
+	// The secret goes in the environment, not on the command line.
+	startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, "--wda-listen", "127.0.0.1:"+wdaPort, "--wda-mjpeg=false",
+		"--video-dial", "127.0.0.1:"+videoPort, "--video-device", id)
+	e.eventually("pinky ios list shows the phone online", func() bool {
+		out, _, _ := e.run("ios", "list")
+		return strings.Contains(out, id) && strings.Contains(out, "online")
+	})
+	return id
+}
+
+// wdaURL is the WDA address of phone id in e's list.
+func wdaURL(t *testing.T, e *env, id string) string {
+	t.Helper()
+	var rows []struct{ ID, WDA string }
+	e.json(&rows, "ios", "list")
+	for _, r := range rows {
+		if r.ID == id {
+			return r.WDA
+		}
+	}
+	t.Fatalf("%s is not in pinky ios list", id)
+	return ""
+}
+
+// TestIOSAgentTask: an agent's task through pinky mcp on an iPhone driven by
+// pinky-driver-ios through WebDriverAgent, with its screen recorded from the
+// broadcast: connect, the person's unlock (PIN on the passcode pad),
+// observe, launch by label, tap, typing non-ASCII text, swipe, keys, and
+// waking the phone after it locked.
+func TestIOSAgentTask(t *testing.T) {
+	testdep.Need(t, "ffprobe")
+	e := newEnv(t)
+	id := e.iPhone(t)
+	e.daemon("--console", "off")
+	e.eventually("the daemon lists the iPhone", func() bool {
+		var devs []api.Device
+		e.json(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == id && devs[0].Online && devs[0].Driver == "ios" && devs[0].Platform == "ios"
+	})
+	h := e.stdioHost()
+	h.initialize()
+	dev := onDevice(id)
+	h.ok("phone_connect", dev("task", "ios: write to Ben"), "LOCKED")
+	e.unlock(id) // the person's PIN goes through the driver: home, then the passcode pad
+	h.ok("phone_observe", dev("full", true), "Messages")
+	h.ok("phone_launch", dev("app", "Messages"), "Ben Okafor")
+	h.ok("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
+	const typed = "Grüße aus Köln 🙂"
+	h.ok("phone_type", dev("field", "Text message", "text", typed), typed)
+	h.ok("phone_key", dev("key", "home"), "")
+	h.ok("phone_launch", dev("app", "Shop"), "Wireless Headphones")
+	h.ok("phone_swipe", dev("from", map[string]any{"x": 590, "y": 1900}, "to", map[string]any{"x": 590, "y": 900}), "")
+	h.fails("phone_key", dev("key", "back"), "unsupported") // an iPhone has no back key
+	// The person locks the phone with its side button; the gateway wakes it
+	// for the agent's next read, which finds the lock screen.
+	resp, err := http.Post(wdaURL(t, e, id)+"/wda/lock", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	text := h.ok("phone_observe", dev(), "LOCKED")
+	if strings.Contains(text, "screen off") {
+		t.Errorf("the read after the phone locked: %q; want it woken to the lock screen", text)
+	}
+	h.ok("phone_release", dev(), "")
+
+	task := e.lastTask(t)
+	var d api.TaskDetail
+	e.eventually("the task's recording", func() bool {
+		e.json(&d, "history", "show", task.ID)
+		return d.Recording && d.RecordingMS > 0
+	})
+	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.home, "recordings", task.ID+".mp4"))
+	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
+		t.Errorf("the recording from the broadcast: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
+	}
+}

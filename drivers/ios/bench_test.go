@@ -1,0 +1,86 @@
+package ios
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pinky-gateway/pinky/drivers/ios/wda"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// The benchmarks run on the virtual iPhone over loopback HTTP; each has a
+// twin that makes the same WDA calls straight through the WDA client, so
+// that the difference is the driver's own cost per call (`make bench`
+// prints it).
+
+func benchRig(b *testing.B) (*rig, *Driver, *wda.Client) {
+	r := newRig(b, rigOpt{})
+	d := r.driver(b)
+	if err := d.Unlock(context.Background(), phoneID, "1234"); err != nil {
+		b.Fatal(err)
+	}
+	c, err := wda.New(r.phone.WDA)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close(context.Background()) })
+	return r, d, c
+}
+
+// BenchmarkDriverObserve is one screen read through the driver: source, app in
+// front and lock state, parsed and scaled to pixels.
+func BenchmarkDriverObserve(b *testing.B) {
+	_, d, _ := benchRig(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := d.Screen(ctx, phoneID, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWDAObserve is the same three WDA calls, one after another,
+// without the driver.
+func BenchmarkWDAObserve(b *testing.B) {
+	_, _, c := benchRig(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Source(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.ActiveApp(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Locked(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDriverTap is a tap through the driver on an empty part of the home
+// screen (nothing opens).
+func BenchmarkDriverTap(b *testing.B) {
+	_, d, _ := benchRig(b)
+	ctx := context.Background()
+	a := sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 600, Y: 1500}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := d.Act(ctx, phoneID, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWDATap is the same tap straight through the WDA client.
+func BenchmarkWDATap(b *testing.B) {
+	_, _, c := benchRig(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := c.Tap(ctx, 200, 500); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+// Command pinky-driver-ios is the Pinky driver of iPhones, a plugin the
+// gateway starts. It drives the phones listed in $PINKY_HOME/ios.yaml
+// (`pinky ios add|remove|list`; $PINKY_IOS_CONFIG names another file)
+// through WebDriverAgent, and receives their screens as H.264 from a
+// broadcast on each phone. See package ios and drivers/ios/VIDEO.md.
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+
+	"github.com/pinky-gateway/pinky/drivers/ios"
+	"github.com/pinky-gateway/pinky/drivers/ios/config"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+func main() {
+	log := sdk.Logger(slog.LevelInfo)
+	path, err := listPath()
+	if err == nil {
+		var d *ios.Driver
+		if d, err = ios.New(ios.Config{Path: path, Logger: log}); err == nil {
+			log.Info("reading the phone list", "path", path)
+			err = sdk.Serve(d)
+			d.Close()
+		}
+	}
+	if err != nil {
+		log.Error("pinky-driver-ios", "err", err)
+		os.Exit(1)
+	}
+}
+
+// listPath is $PINKY_IOS_CONFIG, else ios.yaml in $PINKY_HOME, which the
+// gateway passes to every driver it starts.
+func listPath() (string, error) {
+	if p := os.Getenv("PINKY_IOS_CONFIG"); p != "" {
+		return p, nil
+	}
+	if h := os.Getenv("PINKY_HOME"); h != "" {
+		return config.Path(h), nil
+	}
+	return "", errors.New("no phone list: the gateway passes PINKY_HOME; run by hand, set PINKY_HOME or PINKY_IOS_CONFIG")
+}

@@ -1,0 +1,475 @@
+package ios
+
+import (
+	"bytes"
+	"context"
+	"image/jpeg"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/drivertest"
+	"github.com/pinky-gateway/pinky/drivers/ios/config"
+	"github.com/pinky-gateway/pinky/drivers/ios/video"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
+)
+
+// The end-to-end tests drive the virtual iPhone exactly as a real one: this
+// driver → HTTP → the virtual phone's WebDriverAgent face, and the phone's
+// broadcast → TCP → this driver's video receiver.
+
+const phoneID = "ios-sim"
+
+// rig is a virtual iPhone with its WDA face and, optionally, its broadcast.
+type rig struct {
+	sim    *sim.Driver
+	face   *wdad.Server
+	src    *video.Source
+	stop   context.CancelFunc // ends the broadcast
+	secret []byte
+	path   string // ios.yaml
+	phone  config.Phone
+}
+
+type rigOpt struct {
+	video     bool
+	badSecret bool // the driver's list has another secret than the phone
+}
+
+func newRig(t testing.TB, o rigOpt) *rig {
+	t.Helper()
+	w, err := sim.DefaultWorld()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{sim: sim.New(w), path: filepath.Join(t.TempDir(), config.FileName)}
+	t.Cleanup(func() { r.sim.Close() })
+	r.face, err = wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1", MJPEG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.face.Close() })
+	r.phone = config.Phone{ID: phoneID, Name: "Virtual iPhone", WDA: "http://" + r.face.Addr().String(), MJPEG: r.face.MJPEGAddr().String(),
+		Apps: []config.App{{ID: "com.pinky.sim.shop", Label: "Shop"}}}
+	if o.video {
+		r.secret, _ = video.NewSecret()
+		r.src, err = wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: r.secret, Listen: "127.0.0.1:0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { r.src.Run(ctx); close(done) }()
+		r.stop = cancel
+		t.Cleanup(func() { cancel(); <-done })
+		secret := r.secret
+		if o.badSecret {
+			secret, _ = video.NewSecret()
+		}
+		r.phone.Video = &config.Video{Dial: r.src.Addr().String(), Secret: video.FormatSecret(secret)}
+	}
+	r.save(t, r.phone)
+	return r
+}
+
+// save writes the phone list.
+func (r *rig) save(t testing.TB, phones ...config.Phone) {
+	t.Helper()
+	if err := config.Save(r.path, &config.File{Phones: phones}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// driver returns a driver of the rig's list, once it lists the phone online.
+func (r *rig) driver(t testing.TB) *Driver {
+	t.Helper()
+	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: 3 * time.Second, SlowTimeout: 3 * time.Second,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	eventually(t, "the driver lists the phone online", func() bool {
+		_, err := d.phone(phoneID)
+		return err == nil
+	})
+	return d
+}
+
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConformance runs the driver conformance suite on the virtual iPhone
+// through its WDA face and broadcast.
+func TestConformance(t *testing.T) {
+	r := newRig(t, rigOpt{video: true})
+	d := r.driver(t)
+	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second}})
+}
+
+// find returns the centre of the element showing text.
+func find(t testing.TB, sc *sdk.Screen, text string) sdk.Point {
+	t.Helper()
+	for _, e := range sc.Elements {
+		if e.Text == text || e.ContentDescription == text {
+			return sdk.Point{X: (e.Bounds.Left + e.Bounds.Right) / 2, Y: (e.Bounds.Top + e.Bounds.Bottom) / 2}
+		}
+	}
+	t.Fatalf("no %q on the screen", text)
+	return sdk.Point{}
+}
+
+func waitApp(t testing.TB, s *sim.Driver, app string) {
+	t.Helper()
+	eventually(t, "the virtual iPhone shows "+app, func() bool {
+		sc, err := s.Screen(context.Background(), "sim-ios-1", 0)
+		return err == nil && sc.App.ID == app
+	})
+}
+
+// TestReadUnlockTapType: the screen in pixels with its app and lock state,
+// the passcode pad, taps, typing any text, swipes, keys and apps.
+func TestReadUnlockTapType(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.driver(t)
+	ctx := context.Background()
+	sc, err := d.Screen(ctx, phoneID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.LockState != sdk.LockLocked {
+		t.Errorf("the virtual iPhone starts locked; the driver says %q", sc.LockState)
+	}
+	if err := d.Unlock(ctx, phoneID, "0000"); sdk.Category(err) != sdk.ErrWrongPIN {
+		t.Errorf("a wrong PIN: %v; want ErrWrongPIN", err)
+	}
+	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
+		t.Fatalf("unlock: %v", err)
+	}
+	sc, err = d.Screen(ctx, phoneID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := r.sim.Screen(ctx, "sim-ios-1", 0)
+	if sc.LockState != sdk.LockUnlocked || sc.Width != want.Width || sc.Height != want.Height {
+		t.Errorf("read: lock %q, %dx%d; want unlocked %dx%d (pixels)", sc.LockState, sc.Width, sc.Height, want.Width, want.Height)
+	}
+	for _, e := range sc.Elements {
+		b := e.Bounds
+		if b.Left < 0 || b.Top < 0 || b.Right > sc.Width || b.Bottom > sc.Height {
+			t.Errorf("element %q at %+v is off the %dx%d screen", e.Text, b, sc.Width, sc.Height)
+		}
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Messages")}); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, r.sim, "com.apple.MobileSMS")
+	sc, _ = d.Screen(ctx, phoneID, 0)
+	if sc.App.ID != "com.apple.MobileSMS" {
+		t.Errorf("app in front %q; want com.apple.MobileSMS", sc.App.ID)
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Ben Okafor")}); err != nil {
+		t.Fatal(err)
+	}
+	sc, _ = d.Screen(ctx, phoneID, 0)
+	var field sdk.Point
+	for _, e := range sc.Elements {
+		if e.Editable {
+			field = sdk.Point{X: (e.Bounds.Left + e.Bounds.Right) / 2, Y: (e.Bounds.Top + e.Bounds.Bottom) / 2}
+		}
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: field}); err != nil {
+		t.Fatal(err)
+	}
+	const typed = "Grüße aus Köln 🙂 日本"
+	for _, replace := range []bool{false, true} { // typed twice: replace must not double it
+		if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActType, Text: typed, Replace: replace}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc, _ = d.Screen(ctx, phoneID, 0)
+	var got string
+	for _, e := range sc.Elements {
+		if e.Editable && e.Focused {
+			got = e.Text
+		}
+	}
+	if got != typed {
+		t.Errorf("the field holds %q; want %q", got, typed)
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack}); sdk.Category(err) != sdk.ErrUnsupported {
+		t.Errorf("back key: %v; want ErrUnsupported (an iPhone has none)", err)
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyHome}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.pinky.sim.shop"}); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, r.sim, "com.pinky.sim.shop")
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.example.none"}); sdk.Category(err) != sdk.ErrAppNotFound {
+		t.Errorf("launch of an app that is not installed: %v; want ErrAppNotFound", err)
+	}
+	apps, err := d.ListApps(ctx, phoneID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{}
+	for _, a := range apps {
+		labels[a.ID] = a.Label
+	}
+	if labels["com.pinky.sim.shop"] != "Shop" || labels["com.apple.MobileSMS"] != "Messages" {
+		t.Errorf("apps: %v; want the listed Shop and the built-in Messages", labels)
+	}
+}
+
+// TestSwipeScrolls: a swipe through W3C actions scrolls a long list.
+func TestSwipeScrolls(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.driver(t)
+	ctx := context.Background()
+	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.apple.Preferences"}); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, r.sim, "com.apple.Preferences")
+	before, _ := d.Screen(ctx, phoneID, 0)
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActScroll, Direction: sdk.ScrollDown}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := d.Screen(ctx, phoneID, 0)
+	if texts(before) == texts(after) {
+		t.Errorf("a scroll down changed nothing:\n%s", texts(after))
+	}
+}
+
+func texts(sc *sdk.Screen) string {
+	var b strings.Builder
+	for _, e := range sc.Elements {
+		if e.Text != "" {
+			b.WriteString(e.Text + "|")
+		}
+	}
+	return b.String()
+}
+
+// TestVideoAndStills: the broadcast's H.264 reaches StreamVideo with a
+// config first, and screenshots come from its stills; once the person stops
+// the broadcast, screenshots come from WDA again.
+func TestVideoAndStills(t *testing.T) {
+	r := newRig(t, rigOpt{video: true})
+	d := r.driver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, _ := d.phone(phoneID)
+	eventually(t, "the broadcast is live", p.rx.Live)
+	var mu sync.Mutex
+	var got []sdk.VideoPacket
+	done := make(chan error, 1)
+	go func() {
+		done <- d.StreamVideo(ctx, sdk.VideoRequest{DeviceID: phoneID}, func(pk sdk.VideoPacket) error {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, pk)
+			return nil
+		})
+	}()
+	eventually(t, "a config and a key frame arrive", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) >= 2 && got[0].Config && got[1].KeyFrame
+	})
+	mu.Lock()
+	if got[0].Codec != sdk.CodecH264 || got[0].Width == 0 {
+		t.Errorf("config: %+v; want h264 with a size", got[0])
+	}
+	mu.Unlock()
+	img, err := d.CaptureFrame(ctx, sdk.ScreenshotRequest{DeviceID: phoneID, MaxSide: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := jpeg.DecodeConfig(bytes.NewReader(img.Data)); err != nil || max(c.Width, c.Height) != 400 {
+		t.Errorf("frame: %v %+v; want a JPEG 400 px on its longer side", err, c)
+	}
+	r.src.Stop("the person stopped the broadcast")
+	eventually(t, "the broadcast ends", func() bool { return !p.rx.Live() })
+	if _, err := d.CaptureFrame(ctx, sdk.ScreenshotRequest{DeviceID: phoneID}); sdk.Category(err) != sdk.ErrUnsupported {
+		t.Errorf("frame capture without a broadcast: %v; want ErrUnsupported", err)
+	}
+	shot, err := d.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: phoneID, Format: sdk.FormatJPEG})
+	if err != nil {
+		t.Fatalf("screenshot without a broadcast (from WDA's MJPEG): %v", err)
+	}
+	want, _ := r.sim.Screen(ctx, "sim-ios-1", 0)
+	if shot.Width != want.Width || shot.Height != want.Height {
+		t.Errorf("screenshot %dx%d; want the phone's %dx%d", shot.Width, shot.Height, want.Width, want.Height)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("StreamVideo: %v; want nil once its context ends", err)
+	}
+}
+
+// TestWrongPairingSecret: a broadcast with another secret never reaches
+// the video, and the phone works without it.
+func TestWrongPairingSecret(t *testing.T) {
+	r := newRig(t, rigOpt{video: true, badSecret: true})
+	d := r.driver(t)
+	p, _ := d.phone(phoneID)
+	eventually(t, "the receiver refuses the broadcast", func() bool { return p.rx.Stats().AuthFailures > 0 })
+	if p.rx.Live() {
+		t.Error("a broadcast with a wrong secret is live")
+	}
+	if _, err := d.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: phoneID}); err != nil {
+		t.Errorf("screenshot without video: %v", err)
+	}
+}
+
+// TestWDARestart: WDA forgetting its sessions costs the driver nothing: the
+// session is made again and the call goes through.
+func TestWDARestart(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.driver(t)
+	ctx := context.Background()
+	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := d.Screen(ctx, phoneID, 0)
+	r.face.Restart()
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Mail")}); err != nil {
+		t.Fatalf("tap after WDA restarted: %v", err)
+	}
+	waitApp(t, r.sim, "com.apple.mobilemail")
+}
+
+// TestHangingSource: a /source that never answers fails with ErrTimeout
+// in time, and does not hold up another phone.
+func TestHangingSource(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	other, err := wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	second := config.Phone{ID: "ios-other", Name: "Other", WDA: "http://" + other.Addr().String(), MJPEG: "off"}
+	r.save(t, r.phone, second)
+	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: time.Second, SlowTimeout: time.Second, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	eventually(t, "both phones online", func() bool {
+		_, e1 := d.phone(phoneID)
+		_, e2 := d.phone("ios-other")
+		return e1 == nil && e2 == nil
+	})
+	r.face.HangSource(true)
+	defer r.face.HangSource(false)
+	ctx := context.Background()
+	hung := make(chan error, 1)
+	go func() { _, err := d.Screen(ctx, phoneID, 0); hung <- err }()
+	if _, err := d.Screen(ctx, "ios-other", 0); err != nil {
+		t.Errorf("the other phone's read while the first one hangs: %v", err)
+	}
+	if err := <-hung; sdk.Category(err) != sdk.ErrTimeout {
+		t.Errorf("the hung read: %v; want ErrTimeout", err)
+	}
+}
+
+// TestDevices: the list is watched: a phone added while the driver runs is
+// listed, its WDA going away makes it offline and coming back online under
+// the same id, and a phone removed from the list is removed.
+func TestDevices(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.driver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan sdk.DeviceEvent, 64)
+	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
+	next := func(what string, match func(sdk.DeviceEvent) bool) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case ev := <-events:
+				if match(ev) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no event: %s", what)
+			}
+		}
+	}
+	next("the phone listed", func(ev sdk.DeviceEvent) bool { return ev.Kind == sdk.DeviceAdded && ev.Device.ID == phoneID })
+	next("synced", func(ev sdk.DeviceEvent) bool { return ev.Kind == sdk.DevicesSynced })
+
+	addr := r.face.Addr().String()
+	r.face.Close()
+	next("offline", func(ev sdk.DeviceEvent) bool {
+		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOffline
+	})
+	if _, err := d.Screen(context.Background(), phoneID, 0); sdk.Category(err) != sdk.ErrDeviceOffline {
+		t.Errorf("read while WDA is gone: %v; want ErrDeviceOffline", err)
+	}
+	face, err := wdad.Listen(addr, wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer face.Close()
+	next("online again, same id", func(ev sdk.DeviceEvent) bool {
+		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOnline
+	})
+
+	other := config.Phone{ID: "ios-other", Name: "Other", WDA: "http://" + addr, MJPEG: "off"}
+	r.save(t, r.phone, other)
+	next("a phone added to the list", func(ev sdk.DeviceEvent) bool { return ev.Kind == sdk.DeviceAdded && ev.Device.ID == "ios-other" })
+	r.save(t, other)
+	next("a phone removed from the list", func(ev sdk.DeviceEvent) bool { return ev.Kind == sdk.DeviceRemoved && ev.Device.ID == phoneID })
+	if _, err := d.Screen(context.Background(), phoneID, 0); sdk.Category(err) != sdk.ErrDeviceNotFound {
+		t.Errorf("read of a removed phone: %v; want ErrDeviceNotFound", err)
+	}
+}
+
+// TestMirrorInput: the person's finger on the mirror becomes a tap.
+func TestMirrorInput(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.driver(t)
+	ctx := context.Background()
+	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := d.Screen(ctx, phoneID, 0)
+	at := find(t, sc, "Mail")
+	evs := []sdk.InputEvent{
+		{DeviceID: phoneID, Pointer: &sdk.PointerEvent{Action: sdk.PointerDown, Point: at}},
+		{DeviceID: phoneID, Pointer: &sdk.PointerEvent{Action: sdk.PointerUp, Point: at}},
+	}
+	n, err := d.Input(ctx, func() (sdk.InputEvent, error) {
+		if len(evs) == 0 {
+			return sdk.InputEvent{}, io.EOF
+		}
+		ev := evs[0]
+		evs = evs[1:]
+		return ev, nil
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("input: %d, %v", n, err)
+	}
+	waitApp(t, r.sim, "com.apple.mobilemail")
+}

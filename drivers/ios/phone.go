@@ -1,0 +1,174 @@
+package ios
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/ios/config"
+	"github.com/pinky-gateway/pinky/drivers/ios/video"
+	"github.com/pinky-gateway/pinky/drivers/ios/wda"
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+)
+
+// probeTimeout bounds one probe of a phone's WDA.
+const probeTimeout = 3 * time.Second
+
+// phone is what the driver keeps of one iPhone.
+type phone struct {
+	cfg config.Phone
+	wda *wda.Client
+	rx  *video.Receiver // nil without a broadcast configured
+	end context.CancelFunc
+
+	mu        sync.Mutex
+	dev       sdk.Device
+	scale     float64           // points → pixels, from /wda/screen; 0 until read
+	size      [2]float64        // the screen in points
+	names     map[string]string // bundle id → name, of apps seen in front
+	streaming bool              // a StreamVideo runs
+	shown     [2]int            // the last screen read, in pixels (its orientation)
+	told      bool              // the person was told WDA is not answering
+	// woken says the driver lit the lock screen since the phone locked:
+	// WDA tells locked from unlocked, not a lit lock screen from a dark one.
+	woken  bool
+	inputs inputState // the mirror's finger, between down and up
+}
+
+// newPhone makes the phone of pc and starts its video receiver.
+func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
+	var opts []wda.Option
+	opts = append(opts, wda.WithLogger(d.log.With("device", pc.ID)))
+	if d.cfg.Timeout > 0 {
+		opts = append(opts, wda.WithTimeout(d.cfg.Timeout))
+	}
+	if d.cfg.SlowTimeout > 0 {
+		opts = append(opts, wda.WithSlowTimeout(d.cfg.SlowTimeout))
+	}
+	c, err := wda.New(pc.WDA, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(d.ctx)
+	p := &phone{cfg: pc, wda: c, end: cancel, names: map[string]string{},
+		dev: sdk.Device{
+			ID: pc.ID, Name: pc.Name, Manufacturer: "Apple", Platform: sdk.PlatformIOS,
+			Connection: sdk.ConnWiFi, State: sdk.StateOffline,
+		}}
+	if v := pc.Video; v != nil {
+		secret, err := video.ParseSecret(v.Secret)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		log := d.log.With("device", pc.ID)
+		rx, err := video.NewReceiver(video.ReceiverConfig{
+			DeviceID: pc.ID, Secret: secret, Listen: v.Listen, Dial: v.Dial, Logger: log,
+			OnLive: func(live bool) {
+				if live {
+					log.Info("the phone's broadcast started: video and fast screenshots")
+				} else {
+					log.Info("no broadcast: start it on the phone (Control Center, screen recording, Pinky) for video; screenshots come from WebDriverAgent meanwhile")
+				}
+			},
+		})
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		p.rx = rx
+		go func() {
+			if err := rx.Run(ctx); err != nil {
+				log.Error("video receiver stopped", "err", err)
+			}
+		}()
+	}
+	return p, nil
+}
+
+// same reports whether pc is what p was made from.
+func (p *phone) same(pc config.Phone) bool { return reflect.DeepEqual(p.cfg, pc) }
+
+// stop ends the phone's video receiver and its WDA session.
+func (p *phone) stop() {
+	p.end()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	p.wda.Close(ctx) // best effort: the phone may be gone
+}
+
+// device is the phone as WatchDevices reports it.
+func (p *phone) device() sdk.Device {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dev
+}
+
+// probe asks WDA how the phone is and reports whether that changed.
+func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	next := p.device()
+	st, err := p.wda.Status(ctx)
+	if ctx.Err() != nil && err != nil && !isTimeout(ctx) {
+		return next, false // the driver is closing
+	}
+	if err != nil || !st.Ready {
+		next.State, next.LockState, next.ScreenOn = sdk.StateOffline, sdk.LockUnknown, false
+		p.mu.Lock()
+		if !p.told {
+			p.told = true
+			msg := "not ready"
+			if err != nil {
+				msg = err.Error()
+			}
+			log.Warn("WebDriverAgent not answering: start it on the phone (xcodebuild test-without-building, or `ios runwda` from go-ios), keep the phone on the same Wi-Fi, and check the address in `pinky ios list`",
+				"device", p.cfg.ID, "wda", p.cfg.WDA, "err", msg)
+		}
+		p.mu.Unlock()
+	} else {
+		next.State = sdk.StateOnline
+		next.OSVersion = st.OS.Version
+		if next.Model == "" || next.Name == "" {
+			if info, err := p.wda.DeviceInfo(ctx); err == nil {
+				next.Model = info.Model
+				if next.Name == "" {
+					next.Name = info.Name
+				}
+			}
+		}
+		if locked, err := p.wda.Locked(ctx); err == nil {
+			p.mu.Lock()
+			next.LockState, next.ScreenOn = sdk.LockUnlocked, true
+			if locked {
+				if p.dev.LockState == sdk.LockUnlocked {
+					p.woken = false // it locked itself: its screen went dark
+				}
+				next.LockState, next.ScreenOn = sdk.LockLocked, p.woken
+			}
+			p.mu.Unlock()
+		}
+		p.mu.Lock()
+		if p.told {
+			log.Info("WebDriverAgent answers again", "device", p.cfg.ID)
+		}
+		p.told = false
+		p.mu.Unlock()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	changed := next != p.dev
+	p.dev = next
+	return next, changed
+}
+
+// setWoken records that the lock screen was lit (or went dark).
+func (p *phone) setWoken(on bool) {
+	p.mu.Lock()
+	p.woken = on
+	p.mu.Unlock()
+}
+
+func isTimeout(ctx context.Context) bool { return ctx.Err() == context.DeadlineExceeded }
