@@ -17,7 +17,7 @@ import (
 // The multi-display document is hand-written after the format of AOSP's
 // AccessibilityNodeInfoDumper.dumpWindowsToFile (testdata/SOURCES.md): it
 // was not captured from a phone.
-const windowsFixture = "synthetic-windows-two-displays.xml"
+const windowsFixture = "windows/synthetic-two-displays.xml"
 
 func TestParseUIAutomatorWindows(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", windowsFixture))
