@@ -114,5 +114,8 @@ printf '  observe (source + app + lock, parsed, in pixels): %s ms; the same WDA 
   "$(metric BenchmarkDriverObserve-2 ns/op | ms)" "$(metric BenchmarkWDAObserve-2 ns/op | ms)"
 printf '  tap: %s µs through the driver, %s µs straight through the WDA client\n' \
   "$(metric BenchmarkDriverTap-2 ns/op | us)" "$(metric BenchmarkWDATap-2 ns/op | us)"
-printf '  broadcast: a frame from its arrival at the receiver to the subscriber: mean %s µs, p99 %s µs\n' \
-  "$(metric BenchmarkFrameLatency-2 latency-ns | us)" "$(metric BenchmarkFrameLatency-2 p99-ns | us)"
+for size in 16KiB 256KiB; do
+  printf '  broadcast, %s frames: from arrival at the receiver to the subscriber: mean %s µs, p99 %s µs; %s MB/s through\n' "$size" \
+    "$(metric "BenchmarkFrameLatency/$size-2" latency-ns | us)" "$(metric "BenchmarkFrameLatency/$size-2" p99-ns | us)" \
+    "$(metric "BenchmarkThroughput/$size-2" MB/s)"
+done
