@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,9 +28,9 @@ func freeTCPPort(t *testing.T) string {
 }
 
 // startFace runs pinky-driver-sim as a phone's face (adb, WDA) with args
-// and the extra environment env, until the test ends; its log is shown when
-// the test fails.
-func startFace(t *testing.T, env []string, args ...string) {
+// and the extra environment env, until the test ends or stop is called;
+// its log is shown when the test fails.
+func startFace(t *testing.T, env []string, args ...string) (stop func()) {
 	t.Helper()
 	face := exec.Command(bin.sim, args...)
 	face.Env = append(os.Environ(), env...)
@@ -38,13 +39,18 @@ func startFace(t *testing.T, env []string, args ...string) {
 	if err := face.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		face.Process.Kill()
-		face.Wait()
-		if t.Failed() {
-			t.Logf("pinky-driver-sim %v log:\n%s", args, faceLog.String())
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			face.Process.Kill()
+			face.Wait()
+			if t.Failed() {
+				t.Logf("pinky-driver-sim %v log:\n%s", args, faceLog.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 // androidPhone gives e a virtual phone reached the real way: its adb face

@@ -128,7 +128,7 @@ func TestConsoleInChromium(t *testing.T) {
 	})
 
 	// Nothing works without the session cookie.
-	for _, path := range []string{"/", "/api/call", "/ws/mirror/sim-android-1", "/media/x", "/recordings/x.mp4"} {
+	for _, path := range []string{"/", "/api/call", "/ws/mirror/sim-android-1", "/still/sim-android-1", "/media/x", "/recordings/x.mp4"} {
 		res, err := http.Get(base + path)
 		if err != nil {
 			t.Fatal(err)

@@ -7,16 +7,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/testdep"
 )
 
 // iPhone gives e a virtual iPhone reached the real way: `pinky ios add`
-// lists it, its WebDriverAgent face and broadcast run in a process of their
-// own (pinky-driver-sim --wda-listen --video-dial), and pinky-driver-ios is
-// in e's data folder. It returns the phone's id.
-func (e *env) iPhone(t *testing.T) string {
+// lists it with a broadcast, its WebDriverAgent face (and, with broadcast,
+// the broadcast) runs in a process of its own (pinky-driver-sim
+// --wda-listen --video-dial), and pinky-driver-ios is in e's data folder.
+// It returns the phone's id and a function that starts the phone's face
+// again, with or without its broadcast.
+func (e *env) iPhone(t *testing.T, broadcast bool) (string, func(broadcast bool)) {
 	t.Helper()
 	drivers := filepath.Join(e.home, "drivers")
 	os.MkdirAll(drivers, 0o700)
@@ -33,23 +38,32 @@ func (e *env) iPhone(t *testing.T) string {
 	if code != 0 {
 		t.Fatalf("pinky ios add: exit %d: %s%s", code, out, errs)
 	}
-	m := regexp.MustCompile(`added Test iPhone \((\S+)\)\npairing secret: (\S+)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("pinky ios add printed %q; want the id and the pairing secret", out)
+	m := regexp.MustCompile(`added Test iPhone \((\S+)\)\npairing secret: (\S+)\n.*device id (\S+),`).FindStringSubmatch(out)
+	if m == nil || m[3] != m[1] {
+		t.Fatalf("pinky ios add printed %q; want the id, the pairing secret, and what the phone's broadcast app needs", out)
 	}
 	id, secret := m[1], m[2]
 	if !strings.Contains(errs, "WDA not answering") {
 		t.Errorf("pinky ios add before WDA runs: stderr %q; want it to say WDA is not answering", errs)
 	}
-
-	// The secret goes in the environment, not on the command line.
-	startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, "--wda-listen", "127.0.0.1:"+wdaPort, "--wda-mjpeg=false",
-		"--video-dial", "127.0.0.1:"+videoPort, "--video-device", id)
-	e.eventually("pinky ios list shows the phone online", func() bool {
-		out, _, _ := e.run("ios", "list")
-		return strings.Contains(out, id) && strings.Contains(out, "online")
-	})
-	return id
+	var stop func()
+	start := func(broadcast bool) {
+		if stop != nil {
+			stop()
+		}
+		args := []string{"--wda-listen", "127.0.0.1:" + wdaPort, "--wda-mjpeg=false"}
+		if broadcast {
+			args = append(args, "--video-dial", "127.0.0.1:"+videoPort, "--video-device", id)
+		}
+		// The secret goes in the environment, not on the command line.
+		stop = startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, args...)
+		e.eventually("pinky ios list shows the phone online", func() bool {
+			out, _, _ := e.run("ios", "list")
+			return strings.Contains(out, id) && strings.Contains(out, "online")
+		})
+	}
+	start(broadcast)
+	return id, start
 }
 
 // wdaURL is the WDA address of phone id in e's list.
@@ -74,7 +88,7 @@ func wdaURL(t *testing.T, e *env, id string) string {
 func TestIOSAgentTask(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	id := e.iPhone(t)
+	id, _ := e.iPhone(t, true)
 	e.daemon("--console", "off")
 	e.eventually("the daemon lists the iPhone", func() bool {
 		var devs []api.Device
@@ -117,5 +131,35 @@ func TestIOSAgentTask(t *testing.T) {
 	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.home, "recordings", task.ID+".mp4"))
 	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
 		t.Errorf("the recording from the broadcast: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
+	}
+}
+
+// TestIOSConsoleWithoutBroadcast: while an iPhone's broadcast does not run,
+// the console's mirror shows pictures of its screen and says why; once the
+// person starts the broadcast, live video replaces them.
+func TestIOSConsoleWithoutBroadcast(t *testing.T) {
+	e := newEnv(t)
+	id, restart := e.iPhone(t, false)
+	e.daemon("--console", "127.0.0.1:0")
+	ctx := chromium(t)
+	link, errs, code := e.run("open", "--no-browser")
+	if code != 0 {
+		t.Fatalf("pinky open --no-browser: exit %d: %s", code, errs)
+	}
+	do(t, ctx, chromedp.Navigate(strings.TrimSpace(link)))
+	canvas := `document.getElementById('mirror-` + id + `')`
+	waitJS(t, ctx, "the mirror shows a picture without video", canvas+` && +`+canvas+`.dataset.stills > 0 && !(+`+canvas+`.dataset.frames > 0)`)
+	if status := js[string](t, ctx, `document.getElementById('mirror-status-`+id+`').textContent`); !strings.Contains(status, "No video") {
+		t.Errorf("the mirror's status without a broadcast: %q; want it to say there is no video", status)
+	}
+	if w := js[int](t, ctx, canvas+`.width`); w < 100 {
+		t.Errorf("the picture is %d px wide; want the phone's screen", w)
+	}
+	restart(true) // the person starts the broadcast
+	waitJS(t, ctx, "live video replaces the pictures", `+`+canvas+`.dataset.frames > 0`)
+	stills := js[string](t, ctx, canvas+`.dataset.stills`)
+	time.Sleep(3 * time.Second)
+	if again := js[string](t, ctx, canvas+`.dataset.stills`); again != stills {
+		t.Errorf("pictures still fetched with video running: %s, then %s", stills, again)
 	}
 }

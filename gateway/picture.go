@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/console"
 	"github.com/pinky-gateway/pinky/gateway/export"
@@ -54,6 +55,7 @@ func (g *Gateway) newConsole(addr string) (*console.Server, error) {
 		Mirror: func(ctx context.Context, device string, display int) (console.Packets, error) {
 			return g.screens.JoinDisplay(ctx, device, display)
 		},
+		Still: g.still,
 		Media: func(ctx context.Context, id string) (string, error) {
 			m, err := g.store.Media(ctx, id)
 			if err != nil {
@@ -71,6 +73,20 @@ func (g *Gateway) newConsole(addr string) (*console.Server, error) {
 		Export: g.export,
 		Logger: g.log.With("part", "console"),
 	})
+}
+
+// still is a JPEG of a phone screen now, for the console's mirror while no
+// video comes. An iPhone's driver gives it from the broadcast when one runs.
+func (g *Gateway) still(ctx context.Context, device string, display int) ([]byte, error) {
+	drv, _, err := g.host.DriverForDevice(device)
+	if err != nil {
+		return nil, err
+	}
+	img, err := drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: device, DisplayID: display, Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 70})
+	if err != nil {
+		return nil, err
+	}
+	return img.Data, nil
 }
 
 // export writes the tasks' report folder.

@@ -26,7 +26,7 @@ type Packets interface {
 }
 
 // Config is what the console needs from the daemon. Call is required; a
-// nil Mirror, Media, Recording or Export makes its route answer 404.
+// nil Mirror, Still, Media, Recording or Export makes its route answer 404.
 type Config struct {
 	// Addr is HOST:PORT to listen on. HOST must be a loopback address
 	// (127.0.0.1, ::1 or localhost); port 0 picks a free one.
@@ -37,6 +37,9 @@ type Config struct {
 	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
 	// Mirror joins a phone screen's live stream.
 	Mirror func(ctx context.Context, device string, display int) (Packets, error)
+	// Still takes a JPEG of a phone screen now, for a mirror without video
+	// (no broadcast on an iPhone yet, or a driver without video).
+	Still func(ctx context.Context, device string, display int) ([]byte, error)
 	// Media returns the file (JPEG or PNG) of a screenshot's media id.
 	Media func(ctx context.Context, id string) (path string, err error)
 	// Recording returns a task's recording (.mp4), or an error when it has none.
@@ -73,6 +76,7 @@ const (
 	maxCallBody  = 1 << 20         // bytes of a POST /api/call body
 	cookiePrefix = "pinky_console_"
 	wsWriteLimit = 10 * time.Second // a viewer that takes longer to take a packet is dropped
+	stillLimit   = 10 * time.Second // a still the phone takes longer to give is not shown
 )
 
 //go:embed web
@@ -209,6 +213,7 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /recordings/{file}", s.handleRecording)
 	mux.HandleFunc("GET /export", s.handleExport)
 	mux.HandleFunc("GET /ws/mirror/{device}", s.handleMirror)
+	mux.HandleFunc("GET /still/{device}", s.handleStill)
 	mux.HandleFunc("GET /{$}", s.handleIndex)
 	mux.Handle("GET /static/", http.StripPrefix("/static", s.static))
 	return s.guard(mux)

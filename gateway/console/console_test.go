@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -66,6 +67,12 @@ func start(t *testing.T, cfg Config) (*Server, string, *recorder) {
 		cfg.Mirror = func(context.Context, string, int) (Packets, error) {
 			rec.add("mirror")
 			return nil, errors.New("no such phone")
+		}
+	}
+	if cfg.Still == nil {
+		cfg.Still = func(_ context.Context, device string, display int) ([]byte, error) {
+			rec.add(fmt.Sprintf("still %s %d", device, display))
+			return []byte("\xff\xd8jpeg"), nil
 		}
 	}
 	if cfg.Media == nil {
@@ -163,6 +170,7 @@ var routes = []req{
 	{method: "GET", path: "/static/app.css"},
 	{method: "POST", path: "/api/call", body: `{"method":"status"}`, header: map[string]string{"Content-Type": "application/json"}},
 	{method: "GET", path: "/media/m1"},
+	{method: "GET", path: "/still/d1"},
 	{method: "GET", path: "/recordings/t1.mp4"},
 	{method: "GET", path: "/export?task=t1"},
 	{method: "GET", path: "/ws/mirror/d1", header: wsHeaders},
@@ -459,6 +467,25 @@ func TestFiles(t *testing.T) {
 		if resp, body := do(t, base2, req{method: "GET", path: p}, c2); resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "no ") {
 			t.Errorf("%s missing: got %d %q; want 404 with the reason", p, resp.StatusCode, body)
 		}
+	}
+}
+
+func TestStill(t *testing.T) {
+	s, base, rec := start(t, Config{})
+	c := login(t, s)
+	resp, body := do(t, base, req{method: "GET", path: "/still/d1?display=2"}, c)
+	if resp.StatusCode != http.StatusOK || body != "\xff\xd8jpeg" || resp.Header.Get("Content-Type") != "image/jpeg" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("still: got %d %q %q %q; want 200, the JPEG, image/jpeg, no-store", resp.StatusCode, body, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
+	}
+	if resp, _ := do(t, base, req{method: "GET", path: "/still/d1?display=-1"}, c); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("still of display -1: got %d; want 400", resp.StatusCode)
+	}
+	if got, want := rec.list(), []string{"still d1 2"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got calls %q; want %q", got, want)
+	}
+	s2, base2, _ := start(t, Config{Still: func(context.Context, string, int) ([]byte, error) { return nil, errors.New("phone offline") }})
+	if resp, body := do(t, base2, req{method: "GET", path: "/still/d1"}, login(t, s2)); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "phone offline") {
+		t.Errorf("still failing: got %d %q; want 503 with the reason", resp.StatusCode, body)
 	}
 }
 

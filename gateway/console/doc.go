@@ -16,6 +16,7 @@
 //	GET  /                     the page (web/index.html); the app lives in /static/app.js and app.css
 //	POST /api/call             {"method": M, "params": {…}} → M's result as JSON, or 400 {"error": "…"}
 //	GET  /media/{id}           a screenshot (JPEG or PNG)
+//	GET  /still/{device}       a JPEG of the screen now (?display=N), for a mirror without video
 //	GET  /recordings/{task}.mp4  a task's recording, with Range requests so the video can seek
 //	GET  /export?task=ID&…     a zip of the tasks' report folder (made in a temporary folder, then removed)
 //	GET  /ws/mirror/{device}   a WebSocket with the phone's screen (see below)

@@ -100,6 +100,34 @@ func (s *Server) handleMirror(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// handleStill serves a JPEG of a phone screen now: the mirror shows these
+// while no video comes.
+func (s *Server) handleStill(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Still == nil {
+		http.NotFound(w, r)
+		return
+	}
+	display := 0
+	if v := r.URL.Query().Get("display"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "display must be a number")
+			return
+		}
+		display = n
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), stillLimit)
+	defer cancel()
+	data, err := s.cfg.Still(ctx, r.PathValue("device"), display)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "no picture: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(data) //nolint:errcheck // the browser went away
+}
+
 // closeReason cuts a close reason to the 123 bytes a close frame holds,
 // on a rune boundary.
 func closeReason(s string) string {

@@ -257,6 +257,10 @@ async function stopAll() {
 
 const FLAG_CONFIG = 1;
 const FLAG_KEY = 2;
+// A mirror without video shows a picture of the screen instead: the first
+// STILL_AFTER_MS after it opened, then every STILL_EVERY_MS.
+const STILL_AFTER_MS = 2500;
+const STILL_EVERY_MS = 2000;
 
 // avcCodec reads "avc1.PPCCLL" from the SPS in an Annex B config packet.
 function avcCodec(data) {
@@ -300,6 +304,8 @@ class Mirror {
     this.frames = 0;
     this.retries = 0;
     this.closed = false;
+    this.stills = 0; // pictures shown while no video comes
+    this.stillTimer = null;
     this.open();
   }
 
@@ -327,10 +333,15 @@ class Mirror {
         log('mirror', this.device, 'packet:', err);
       }
     };
+    // No video yet a moment after opening (an iPhone whose broadcast is not
+    // running, a driver without video): show pictures until it comes.
+    clearTimeout(this.waitTimer);
+    this.waitTimer = setTimeout(() => { if (!this.frames) this.startStills(); }, STILL_AFTER_MS);
     ws.onclose = (e) => {
       this.resetDecoder();
       if (this.closed) return;
       log('mirror', this.device, 'closed:', e.code, e.reason);
+      if (!this.frames) this.startStills();
       this.status(e.reason || 'Mirror disconnected; retrying…');
       const wait = Math.min(10000, 1000 * 2 ** this.retries++);
       this.timer = setTimeout(() => this.open(), wait);
@@ -340,8 +351,45 @@ class Mirror {
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.waitTimer);
+    clearTimeout(this.stillTimer);
     if (this.ws) this.ws.close(1000, 'closed by the page');
     this.resetDecoder();
+  }
+
+  // startStills shows a picture of the screen every STILL_EVERY_MS until
+  // the first video frame or the mirror's end.
+  startStills() {
+    if (this.stillTimer || this.closed || this.frames) return;
+    const q = this.display ? `?display=${this.display}` : '';
+    const next = async () => {
+      if (this.closed || this.frames) {
+        this.stillTimer = null;
+        return;
+      }
+      try {
+        const r = await fetch(`/still/${encodeURIComponent(this.device)}${q}`, { cache: 'no-store' });
+        if (r.ok) {
+          const img = await createImageBitmap(await r.blob());
+          if (!this.frames && !this.closed) {
+            const c = this.canvas;
+            if (c.width !== img.width || c.height !== img.height) {
+              c.width = img.width;
+              c.height = img.height;
+            }
+            this.ctx.drawImage(img, 0, 0);
+            this.stills++;
+            c.dataset.stills = String(this.stills);
+            this.status('No video from the phone: a picture every few seconds (an iPhone shows live video once its broadcast runs).');
+          }
+          img.close();
+        }
+      } catch (err) {
+        log('mirror', this.device, 'still:', err);
+      }
+      this.stillTimer = setTimeout(next, STILL_EVERY_MS);
+    };
+    this.stillTimer = setTimeout(next, 0);
   }
 
   resetDecoder() {
@@ -418,7 +466,11 @@ class Mirror {
       this.ctx.drawImage(frame, 0, 0, c.width, c.height);
       this.frames++;
       c.dataset.frames = String(this.frames);
-      if (this.frames === 1) this.status('');
+      if (this.frames === 1) {
+        this.status('');
+        clearTimeout(this.stillTimer); // video came: no more pictures
+        this.stillTimer = null;
+      }
       this.retries = 0;
     } finally {
       frame.close();
