@@ -473,3 +473,46 @@ func TestMirrorInput(t *testing.T) {
 	}
 	waitApp(t, r.sim, "com.apple.mobilemail")
 }
+
+// TestVideoReconnect: the broadcast's connection drops (the phone's
+// extension restarts) and comes back on the same address: a running
+// StreamVideo goes on, with a new config and a key frame.
+func TestVideoReconnect(t *testing.T) {
+	r := newRig(t, rigOpt{video: true})
+	d := r.driver(t)
+	p, _ := d.phone(phoneID)
+	eventually(t, "the broadcast is live", p.rx.Live)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	configs, keys := 0, 0
+	go d.StreamVideo(ctx, sdk.VideoRequest{DeviceID: phoneID}, func(pk sdk.VideoPacket) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if pk.Config {
+			configs, keys = configs+1, 0 // keys counts the key frames since the last config
+		} else if pk.KeyFrame && configs > 0 {
+			keys++
+		}
+		return nil
+	})
+	counts := func() (int, int) { mu.Lock(); defer mu.Unlock(); return configs, keys }
+	eventually(t, "a config and a key frame", func() bool { c, k := counts(); return c >= 1 && k >= 1 })
+
+	addr := r.src.Addr().String()
+	r.stop() // the extension goes away
+	eventually(t, "the broadcast ends", func() bool { return !p.rx.Live() })
+	c0, _ := counts()
+	src, err := wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: r.secret, Listen: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, scancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { src.Run(sctx); close(done) }()
+	defer func() { scancel(); <-done }()
+	eventually(t, "the stream goes on with a new config and a key frame", func() bool {
+		c, k := counts()
+		return c > c0 && k >= 1
+	})
+}
