@@ -105,14 +105,26 @@ func New(cfg Config) (*Driver, error) {
 		phones: map[string]*phone{}, watchers: map[*watcher]bool{}}, nil
 }
 
-// Close stops probing and every phone's video.
+// Close stops probing and every phone's video, and ends the WDA sessions.
 func (d *Driver) Close() {
 	d.cancel()
 	d.mu.Lock()
-	defer d.mu.Unlock()
+	phones := make([]*phone, 0, len(d.phones))
 	for _, p := range d.phones {
-		p.stop()
+		phones = append(phones, p)
 	}
+	d.mu.Unlock()
+	stopAll(phones)
+}
+
+// stopAll stops phones at once, outside d.mu: each may wait a second for a
+// phone that is gone.
+func stopAll(phones []*phone) {
+	var wg sync.WaitGroup
+	for _, p := range phones {
+		wg.Go(p.stop)
+	}
+	wg.Wait()
 }
 
 // Info implements sdk.Driver.
@@ -166,6 +178,8 @@ func (d *Driver) reload() {
 		return
 	}
 	f, err := config.Load(d.cfg.Path)
+	var stopped []*phone
+	defer func() { stopAll(stopped) }() // after the unlock below
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err != nil {
@@ -185,14 +199,17 @@ func (d *Driver) reload() {
 		if old != nil && old.same(pc) {
 			continue
 		}
+		if old != nil {
+			old.release() // its video listener's address may be the new one's
+		}
 		p, err := d.newPhone(pc)
 		if err != nil {
 			d.log.Error("phone not added", "device", pc.ID, "err", err)
 			continue
 		}
 		if old != nil {
-			old.stop()
-			p.dev.State = old.dev.State
+			stopped = append(stopped, old)
+			p.dev.State = old.device().State
 		}
 		d.phones[pc.ID] = p
 		kind := sdk.DeviceAdded
@@ -204,7 +221,7 @@ func (d *Driver) reload() {
 	}
 	for id, p := range d.phones {
 		if !keep[id] {
-			p.stop()
+			stopped = append(stopped, p)
 			delete(d.phones, id)
 			d.log.Info("phone removed from the list", "device", id)
 			d.emitLocked(sdk.DeviceEvent{Kind: sdk.DeviceRemoved, Device: sdk.Device{ID: id}})

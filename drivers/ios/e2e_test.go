@@ -6,6 +6,7 @@ import (
 	"image/jpeg"
 	"io"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -514,5 +515,41 @@ func TestVideoReconnect(t *testing.T) {
 	eventually(t, "the stream goes on with a new config and a key frame", func() bool {
 		c, k := counts()
 		return c > c0 && k >= 1
+	})
+}
+
+// TestListEditKeepsVideo: renaming a phone whose driver listens for its
+// broadcast starts it again under the same id on the same address, and the
+// phone's broadcast comes back to it.
+func TestListEditKeepsVideo(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	secret, _ := video.NewSecret()
+	r.phone.Video = &config.Video{Listen: addr, Secret: video.FormatSecret(secret)}
+	r.save(t, r.phone)
+	d := r.driver(t)
+	src, err := wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: secret, Dial: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { src.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	live := func() bool {
+		p, err := d.phone(phoneID)
+		return err == nil && p.rx.Live()
+	}
+	eventually(t, "the broadcast reaches the driver", live)
+	r.phone.Name = "Renamed iPhone"
+	r.save(t, r.phone)
+	eventually(t, "the renamed phone's broadcast is back", func() bool {
+		p, err := d.phone(phoneID)
+		return err == nil && p.device().Name == "Renamed iPhone" && p.rx.Live()
 	})
 }

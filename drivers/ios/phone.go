@@ -91,9 +91,18 @@ func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 // same reports whether pc is what p was made from.
 func (p *phone) same(pc config.Phone) bool { return reflect.DeepEqual(p.cfg, pc) }
 
-// stop ends the phone's video receiver and its WDA session.
-func (p *phone) stop() {
+// release ends the phone's video receiver and frees its listening address
+// at once.
+func (p *phone) release() {
 	p.end()
+	if p.rx != nil {
+		p.rx.Close()
+	}
+}
+
+// stop releases the phone and ends its WDA session.
+func (p *phone) stop() {
+	p.release()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	p.wda.Close(ctx) // best effort: the phone may be gone
