@@ -295,6 +295,11 @@ func printDevices(w io.Writer, ds []api.Device) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Driver, state, d.Platform, dash(d.Model), dash(d.OSVersion), d.Connection, dash(d.LockState))
 	}
 	tw.Flush()
+	for _, d := range ds {
+		if d.Detail != "" && d.State != "online" {
+			fmt.Fprintf(w, "%s: %s\n", d.ID, d.Detail)
+		}
+	}
 }
 
 func printScreen(w io.Writer, s *sdk.Screen) {

@@ -19,9 +19,9 @@ import (
 // lists it with a broadcast, its WebDriverAgent face (and, with broadcast,
 // the broadcast) runs in a process of its own (pinky-driver-sim
 // --wda-listen --video-dial), and pinky-driver-ios is in e's data folder.
-// It returns the phone's id and a function that starts the phone's face
-// again, with or without its broadcast.
-func (e *env) iPhone(t *testing.T, broadcast bool) (string, func(broadcast bool)) {
+// It returns the phone's id, a function that starts the phone's face
+// again, with or without its broadcast, and one that stops it.
+func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broadcast bool), stop func()) {
 	t.Helper()
 	drivers := filepath.Join(e.home, "drivers")
 	os.MkdirAll(drivers, 0o700)
@@ -46,24 +46,24 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (string, func(broadcast bool)
 	if !strings.Contains(errs, "WDA not answering") {
 		t.Errorf("pinky ios add before WDA runs: stderr %q; want it to say WDA is not answering", errs)
 	}
-	var stop func()
+	var face func() // stops the running face
 	start := func(broadcast bool) {
-		if stop != nil {
-			stop()
+		if face != nil {
+			face()
 		}
 		args := []string{"--wda-listen", "127.0.0.1:" + wdaPort, "--wda-mjpeg=false"}
 		if broadcast {
 			args = append(args, "--video-dial", "127.0.0.1:"+videoPort, "--video-device", id)
 		}
 		// The secret goes in the environment, not on the command line.
-		stop = startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, args...)
+		face = startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, args...)
 		e.eventually("pinky ios list shows the phone online", func() bool {
 			out, _, _ := e.run("ios", "list")
 			return strings.Contains(out, id) && strings.Contains(out, "online")
 		})
 	}
 	start(broadcast)
-	return id, start
+	return id, start, func() { face() }
 }
 
 // wdaURL is the WDA address of phone id in e's list.
@@ -88,7 +88,7 @@ func wdaURL(t *testing.T, e *env, id string) string {
 func TestIOSAgentTask(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	id, _ := e.iPhone(t, true)
+	id, _, stopFace := e.iPhone(t, true)
 	e.daemon("--console", "off")
 	e.eventually("the daemon lists the iPhone", func() bool {
 		var devs []api.Device
@@ -132,6 +132,13 @@ func TestIOSAgentTask(t *testing.T) {
 	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
 		t.Errorf("the recording from the broadcast: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
 	}
+
+	// WebDriverAgent goes away: pinky devices says so, and what to do.
+	stopFace()
+	e.eventually("pinky devices says why the iPhone is offline", func() bool {
+		out, _, _ := e.run("devices")
+		return strings.Contains(out, id+": WebDriverAgent is not answering")
+	})
 }
 
 // TestIOSConsoleWithoutBroadcast: while an iPhone's broadcast does not run,
@@ -139,7 +146,7 @@ func TestIOSAgentTask(t *testing.T) {
 // person starts the broadcast, live video replaces them.
 func TestIOSConsoleWithoutBroadcast(t *testing.T) {
 	e := newEnv(t)
-	id, restart := e.iPhone(t, false)
+	id, restart, _ := e.iPhone(t, false)
 	e.daemon("--console", "127.0.0.1:0")
 	ctx := chromium(t)
 	link, errs, code := e.run("open", "--no-browser")

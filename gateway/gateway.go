@@ -507,7 +507,7 @@ func (g *Gateway) devices() []api.Device {
 		out[i] = api.Device{
 			ID: d.ID, Driver: d.Driver, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
 			Platform: string(d.Platform), OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State),
-			LockState: string(d.LockState), Duplicate: d.Duplicate,
+			LockState: string(d.LockState), Duplicate: d.Duplicate, Detail: d.StateDetail,
 		}
 	}
 	return out

@@ -409,10 +409,16 @@ func device(info adb.DeviceInfo) sdk.Device {
 		dev.State = sdk.StateOnline
 	case adb.StateUnauthorized, adb.StateAuthorizing:
 		dev.State = sdk.StateUnauthorized
-	case adb.StateOffline, adb.StateConnecting, adb.StateNoPermissions:
+		dev.StateDetail = "the phone has not allowed this computer: accept the \"Allow USB debugging?\" prompt on it"
+	case adb.StateNoPermissions:
 		dev.State = sdk.StateOffline
+		dev.StateDetail = "no permission to open the USB device: add a udev rule for the phone (see adb's documentation), then plug it in again"
+	case adb.StateOffline, adb.StateConnecting:
+		dev.State = sdk.StateOffline
+		dev.StateDetail = "adb lists the phone as " + string(info.State) + ": unplug and plug it in again, or adb connect it again"
 	default:
 		dev.State = sdk.StateBooting
+		dev.StateDetail = "adb lists the phone as " + string(info.State)
 	}
 	return dev
 }

@@ -494,7 +494,7 @@ func TestFaultUnauthorized(t *testing.T) {
 	t.Cleanup(d.Close)
 	w := watch(t, d)
 	w.wait(t, 0, "unauthorized", func(ev sdk.DeviceEvent) bool {
-		return ev.Device.ID == r.serial && ev.Device.State == sdk.StateUnauthorized
+		return ev.Device.ID == r.serial && ev.Device.State == sdk.StateUnauthorized && strings.Contains(ev.Device.StateDetail, "Allow USB debugging")
 	})
 	ctx := context.Background()
 	for _, call := range []struct {

@@ -422,8 +422,9 @@ func TestDevices(t *testing.T) {
 
 	addr := r.face.Addr().String()
 	r.face.Close()
-	next("offline", func(ev sdk.DeviceEvent) bool {
-		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOffline
+	next("offline, saying why", func(ev sdk.DeviceEvent) bool {
+		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOffline &&
+			strings.Contains(ev.Device.StateDetail, "WebDriverAgent is not answering at "+r.phone.WDA)
 	})
 	if _, err := d.Screen(context.Background(), phoneID, 0); sdk.Category(err) != sdk.ErrDeviceOffline {
 		t.Errorf("read while WDA is gone: %v; want ErrDeviceOffline", err)
@@ -434,7 +435,7 @@ func TestDevices(t *testing.T) {
 	}
 	defer face.Close()
 	next("online again, same id", func(ev sdk.DeviceEvent) bool {
-		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOnline
+		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOnline && ev.Device.StateDetail == ""
 	})
 
 	other := config.Phone{ID: "ios-other", Name: "Other", WDA: "http://" + addr, MJPEG: "off"}

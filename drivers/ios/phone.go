@@ -55,7 +55,7 @@ func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 	p := &phone{cfg: pc, wda: c, end: cancel, names: map[string]string{},
 		dev: sdk.Device{
 			ID: pc.ID, Name: pc.Name, Manufacturer: "Apple", Platform: sdk.PlatformIOS,
-			Connection: sdk.ConnWiFi, State: sdk.StateOffline,
+			Connection: sdk.ConnWiFi, State: sdk.StateOffline, StateDetail: "not probed yet",
 		}}
 	if v := pc.Video; v != nil {
 		secret, err := video.ParseSecret(v.Secret)
@@ -126,6 +126,10 @@ func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) 
 	}
 	if err != nil || !st.Ready {
 		next.State, next.LockState, next.ScreenOn = sdk.StateOffline, sdk.LockUnknown, false
+		next.StateDetail = "WebDriverAgent is not answering at " + p.cfg.WDA + ": start it on the phone and keep the phone on this network"
+		if err == nil {
+			next.StateDetail = "WebDriverAgent at " + p.cfg.WDA + " is not ready yet: " + st.Message
+		}
 		p.mu.Lock()
 		if !p.told {
 			p.told = true
@@ -138,7 +142,7 @@ func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) 
 		}
 		p.mu.Unlock()
 	} else {
-		next.State = sdk.StateOnline
+		next.State, next.StateDetail = sdk.StateOnline, ""
 		next.OSVersion = st.OS.Version
 		if next.Model == "" || next.Name == "" {
 			if info, err := p.wda.DeviceInfo(ctx); err == nil {

@@ -2,8 +2,10 @@ package sdk
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/testing/protocmp"
@@ -17,6 +19,7 @@ var (
 	fullDevice = Device{
 		ID: "d1", Name: "Anna's phone", Model: "Pixel 8", Manufacturer: "Google", Platform: PlatformAndroid,
 		OSVersion: "15", Connection: ConnUSB, State: StateOnline, LockState: LockLocked, ScreenOn: true,
+		StateDetail: "accept the prompt on the phone",
 	}
 	fullElement = Element{
 		ID: 3, ParentID: 1, Class: "android.widget.Button", Text: "Send", ContentDescription: "send",
@@ -234,5 +237,14 @@ func TestScreenProtoShape(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestStateDetailClipped(t *testing.T) {
+	long := strings.Repeat("é", MaxStateDetail) // two bytes each
+	got := deviceFromProto(deviceToProto(Device{ID: "d", StateDetail: long})).StateDetail
+	if len(got) > MaxStateDetail || !utf8.ValidString(got) || !strings.HasPrefix(long, got) || len(got) < MaxStateDetail-1 {
+		t.Errorf("a %d-byte detail arrives as %d bytes (valid UTF-8: %v); want it cut to at most %d on a rune boundary",
+			len(long), len(got), utf8.ValidString(got), MaxStateDetail)
 	}
 }

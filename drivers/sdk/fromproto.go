@@ -50,6 +50,7 @@ func deviceFromProto(d *pb.Device) Device {
 		Platform: platformFromProto[d.GetPlatform()], OSVersion: d.GetOsVersion(),
 		Connection: connectionFromProto[d.GetConnection()], State: stateFromProto[d.GetState()],
 		LockState: lockFromProto[d.GetLockState()], ScreenOn: d.GetScreenOn(),
+		StateDetail: d.GetStateDetail(),
 	}
 }
 

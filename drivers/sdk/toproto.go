@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"time"
+	"unicode/utf8"
 
 	pb "github.com/pinky-gateway/pinky/proto/pinky/driver/v1"
 )
@@ -77,7 +78,20 @@ func deviceToProto(d Device) *pb.Device {
 		Platform: platformToProto[d.Platform], OsVersion: d.OSVersion,
 		Connection: connectionToProto[d.Connection], State: stateToProto[d.State],
 		LockState: lockToProto[d.LockState], ScreenOn: d.ScreenOn,
+		StateDetail: clipUTF8(d.StateDetail, MaxStateDetail),
 	}
+}
+
+// clipUTF8 cuts s to at most n bytes, on a rune boundary.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 func deviceEventToProto(e DeviceEvent) *pb.WatchDevicesResponse {

@@ -103,7 +103,13 @@ type Device struct {
 	State        DeviceState
 	LockState    LockState // known only with CapLockEvents
 	ScreenOn     bool
+	// StateDetail says, when State is not online, why and what the person
+	// can do, in one sentence (at most MaxStateDetail bytes are sent).
+	StateDetail string
 }
+
+// MaxStateDetail bounds Device.StateDetail on the wire, in bytes.
+const MaxStateDetail = 256
 
 // DeviceEventKind is what happened to a device.
 type DeviceEventKind string

@@ -53,6 +53,8 @@ type Device struct {
 	State        string `json:"state"`
 	LockState    string `json:"lock_state,omitempty"`
 	Duplicate    bool   `json:"duplicate,omitempty"`
+	// Detail says why a phone is not online and what to do, as its driver put it.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Status is the daemon's state at a glance.

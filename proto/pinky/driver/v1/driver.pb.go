@@ -950,7 +950,12 @@ type Device struct {
 	// OPTIONAL. Known only with CAPABILITY_LOCK_EVENTS, else UNSPECIFIED.
 	LockState LockState `protobuf:"varint,9,opt,name=lock_state,json=lockState,proto3,enum=pinky.driver.v1.LockState" json:"lock_state,omitempty"`
 	// OPTIONAL. Screen power; meaningful only with CAPABILITY_LOCK_EVENTS.
-	ScreenOn      bool `protobuf:"varint,10,opt,name=screen_on,json=screenOn,proto3" json:"screen_on,omitempty"`
+	ScreenOn bool `protobuf:"varint,10,opt,name=screen_on,json=screenOn,proto3" json:"screen_on,omitempty"`
+	// OPTIONAL. When state is not ONLINE: why, and what the person can do, in
+	// one sentence for a person (at most 256 bytes of UTF-8), e.g.
+	// "WebDriverAgent is not answering at http://192.168.1.20:8100: start it
+	// on the phone". Empty when online.
+	StateDetail   string `protobuf:"bytes,11,opt,name=state_detail,json=stateDetail,proto3" json:"state_detail,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1053,6 +1058,13 @@ func (x *Device) GetScreenOn() bool {
 		return x.ScreenOn
 	}
 	return false
+}
+
+func (x *Device) GetStateDetail() string {
+	if x != nil {
+		return x.StateDetail
+	}
+	return ""
 }
 
 type WatchDevicesRequest struct {
@@ -4794,7 +4806,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x127\n" +
 	"\tplatforms\x18\x04 \x03(\x0e2\x19.pinky.driver.v1.PlatformR\tplatforms\x12?\n" +
-	"\fcapabilities\x18\x05 \x03(\x0e2\x1b.pinky.driver.v1.CapabilityR\fcapabilities\"\x85\x03\n" +
+	"\fcapabilities\x18\x05 \x03(\x0e2\x1b.pinky.driver.v1.CapabilityR\fcapabilities\"\xa8\x03\n" +
 	"\x06Device\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -4810,7 +4822,8 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\n" +
 	"lock_state\x18\t \x01(\x0e2\x1a.pinky.driver.v1.LockStateR\tlockState\x12\x1b\n" +
 	"\tscreen_on\x18\n" +
-	" \x01(\bR\bscreenOn\"\x15\n" +
+	" \x01(\bR\bscreenOn\x12!\n" +
+	"\fstate_detail\x18\v \x01(\tR\vstateDetail\"\x15\n" +
 	"\x13WatchDevicesRequest\"}\n" +
 	"\x14WatchDevicesResponse\x124\n" +
 	"\x04kind\x18\x01 \x01(\x0e2 .pinky.driver.v1.DeviceEventKindR\x04kind\x12/\n" +
