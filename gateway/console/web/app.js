@@ -201,7 +201,8 @@ function updatePhone(d, card) {
   card.querySelector('.phone-name').textContent = d.name || d.model || id;
   card.classList.toggle('held', held);
   card.classList.toggle('offline', !d.online);
-  $('state-' + id).textContent = (d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '');
+  $('state-' + id).textContent = (d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '') +
+    (d.detail && d.state !== 'online' ? ` — ${d.detail}` : '');
   $('lock-' + id).textContent = d.lock_state || 'unknown';
   $('agent-' + id).textContent = lease ? lease.agent + (lease.parked_until ? ' (away)' : '') : '—';
   $('task-' + id).textContent = lease ? lease.task || lease.task_id : '—';
