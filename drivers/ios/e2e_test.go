@@ -32,7 +32,7 @@ type rig struct {
 	sim    *sim.Driver
 	face   *wdad.Server
 	src    *video.Source
-	stop   context.CancelFunc // ends the broadcast
+	stop   func() // ends the broadcast, and waits until its source has stopped
 	secret []byte
 	path   string // ios.yaml
 	phone  config.Phone
@@ -67,8 +67,10 @@ func newRig(t testing.TB, o rigOpt) *rig {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { r.src.Run(ctx); close(done) }()
-		r.stop = cancel
-		t.Cleanup(func() { cancel(); <-done })
+		// The virtual phone streams a display once at a time: a next
+		// broadcast must wait for this one's stream to end.
+		r.stop = func() { cancel(); <-done }
+		t.Cleanup(r.stop)
 		secret := r.secret
 		if o.badSecret {
 			secret, _ = video.NewSecret()
