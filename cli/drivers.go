@@ -172,6 +172,12 @@ The driver can be written in any language.`,
 			if verbose {
 				opts.Stderr = cmd.ErrOrStderr()
 			}
+			// The driver gets the data folder, as from the daemon (the iOS
+			// driver reads its phone list there); --env entries come after
+			// and win.
+			if dirs, err := home.Resolve(); err == nil {
+				opts.Env = append([]string{"PINKY_HOME=" + dirs.Home}, opts.Env...)
+			}
 			sum, err := drivertest.CheckBinary(cmd.Context(), args[0], opts, w)
 			if err != nil {
 				return err

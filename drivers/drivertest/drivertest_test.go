@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -237,6 +238,20 @@ func TestCheckBinaryNotADriver(t *testing.T) {
 	_, err := CheckBinary(context.Background(), filepath.Join(t.TempDir(), "missing"), BinaryOptions{}, &bytes.Buffer{})
 	if err == nil {
 		t.Errorf("CheckBinary of a missing file: got no error; want one")
+	}
+}
+
+// TestCheckBinaryShowsWhyItDied: a driver that exits before its handshake
+// is reported with the last of what it wrote to stderr.
+func TestCheckBinaryShowsWhyItDied(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "pinky-driver-dies")
+	body := "#!/bin/sh\necho 'pinky-driver-dies: no phone list: set PINKY_HOME' >&2\nexit 1\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := CheckBinary(context.Background(), script, BinaryOptions{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "no phone list: set PINKY_HOME") {
+		t.Errorf("CheckBinary of a driver that dies: %v; want the error to quote its stderr", err)
 	}
 }
 

@@ -64,8 +64,19 @@ func CheckBinary(ctx context.Context, path string, opts BinaryOptions, w io.Writ
 	if _, err := opts.filter(); err != nil {
 		return Summary{}, err
 	}
-	p, err := sdk.Start(sdk.StartConfig{Path: path, Args: opts.Args, Env: opts.Env, Stderr: opts.Stderr})
+	// The driver's last words are kept, so that a driver that exits before
+	// its handshake is reported with what it said rather than only with
+	// go-plugin's "failed to read any lines".
+	tail := &tailWriter{max: 2048}
+	var stderr io.Writer = tail
+	if opts.Stderr != nil {
+		stderr = io.MultiWriter(opts.Stderr, tail)
+	}
+	p, err := sdk.Start(sdk.StartConfig{Path: path, Args: opts.Args, Env: opts.Env, Stderr: stderr})
 	if err != nil {
+		if said := strings.TrimSpace(tail.String()); said != "" {
+			return Summary{}, fmt.Errorf("%w\nthe driver's stderr ended with:\n%s", err, said)
+		}
 		return Summary{}, err
 	}
 	defer p.Kill()
@@ -267,4 +278,27 @@ func WriteList(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-24s %-22s %s\n", c.Name, "["+needs+"]", c.Doc)
 	}
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
