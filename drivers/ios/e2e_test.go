@@ -32,6 +32,7 @@ type rig struct {
 	sim    *sim.Driver
 	face   *wdad.Server
 	src    *video.Source
+	start  func() // starts the broadcast (newRig does, unless late)
 	stop   func() // ends the broadcast, and waits until its source has stopped
 	secret []byte
 	path   string // ios.yaml
@@ -41,6 +42,7 @@ type rig struct {
 type rigOpt struct {
 	video     bool
 	badSecret bool // the driver's list has another secret than the phone
+	late      bool // the broadcast waits for rig.start
 }
 
 func newRig(t testing.TB, o rigOpt) *rig {
@@ -66,10 +68,19 @@ func newRig(t testing.TB, o rigOpt) *rig {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { r.src.Run(ctx); close(done) }()
+		r.start = func() { go func() { r.src.Run(ctx); close(done) }() }
+		if !o.late {
+			r.start()
+		}
 		// The virtual phone streams a display once at a time: a next
 		// broadcast must wait for this one's stream to end.
-		r.stop = func() { cancel(); <-done }
+		r.stop = func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second): // never started
+			}
+		}
 		t.Cleanup(r.stop)
 		secret := r.secret
 		if o.badSecret {
@@ -555,4 +566,41 @@ func TestListEditKeepsVideo(t *testing.T) {
 		p, err := d.phone(phoneID)
 		return err == nil && p.device().Name == "Renamed iPhone" && p.rx.Live()
 	})
+}
+
+// TestVideoWaitsForBroadcast: a stream asked for before the person starts
+// the broadcast waits, and gets a config and a key frame once it runs: a
+// task's recording begins with the broadcast.
+func TestVideoWaitsForBroadcast(t *testing.T) {
+	r := newRig(t, rigOpt{video: true, late: true})
+	d := r.driver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan sdk.VideoPacket, 64)
+	go d.StreamVideo(ctx, sdk.VideoRequest{DeviceID: phoneID}, func(pk sdk.VideoPacket) error {
+		select {
+		case got <- pk:
+		default:
+		}
+		return nil
+	})
+	select {
+	case pk := <-got:
+		t.Fatalf("a packet before any broadcast: %+v", pk)
+	case <-time.After(300 * time.Millisecond):
+	}
+	r.start()
+	timeout := time.After(10 * time.Second)
+	var first []sdk.VideoPacket
+	for len(first) < 2 {
+		select {
+		case pk := <-got:
+			first = append(first, pk)
+		case <-timeout:
+			t.Fatalf("the broadcast started, and the waiting stream got %d packets", len(first))
+		}
+	}
+	if !first[0].Config || !first[1].KeyFrame {
+		t.Errorf("first packets: config %v, key frame %v; want a config, then a key frame", first[0].Config, first[1].KeyFrame)
+	}
 }
