@@ -177,8 +177,6 @@ func newMsg(t msgType, fixed int, body []byte) outMsg {
 	return outMsg{t: t, head: head, body: body}
 }
 
-func (m outMsg) size() int { return len(m.head) + len(m.body) }
-
 // bytes returns the whole message in one slice (for tests and the handshake).
 func (m outMsg) bytes() []byte { return append(m.head[:len(m.head):len(m.head)], m.body...) }
 

@@ -58,10 +58,7 @@ func MJPEG(ctx context.Context, addr string, fn func(jpeg []byte) error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err != nil {
-		return fmt.Errorf("wda mjpeg %s: %w", addr, err)
-	}
-	return nil
+	return fmt.Errorf("wda mjpeg %s: %w", addr, err) // readMJPEG ends only with an error
 }
 
 // errStop ends a stream from OneMJPEGFrame's callback.

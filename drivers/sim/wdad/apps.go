@@ -342,6 +342,7 @@ func (s *Server) open(r *request, raw, bundle string) error {
 	}
 	if _, err := s.d.Act(r.ctx, s.id, sdk.Action{Kind: sdk.ActOpenURL, URL: raw}); err != nil {
 		if errors.Is(err, sdk.ErrLocked) || errors.Is(err, sdk.ErrScreenOff) || errors.Is(err, sdk.ErrAppNotFound) {
+			//lint:ignore ST1005 WDA's own message, word for word
 			return fmt.Errorf("The URL %s cannot be opened", raw)
 		}
 		return err
