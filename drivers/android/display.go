@@ -170,7 +170,7 @@ func (d *Driver) noDisplay(ctx context.Context, dev *adb.Device, err error) erro
 	if level, rel, lerr := androidVersion(ctx, dev); lerr == nil && level < windowsLevel {
 		return needAndroid13(dev.Serial(), rel)
 	}
-	if sdk.Category(err) != nil {
+	if errors.As(err, new(*sdk.Error)) { // already one of the contract's errors
 		return err
 	}
 	return sdk.Errorf(sdk.ErrInternal, "%s: making a background display: %v", dev.Serial(), err)
