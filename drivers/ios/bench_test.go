@@ -15,10 +15,7 @@ import (
 
 func benchRig(b *testing.B) (*rig, *Driver, *wda.Client) {
 	r := newRig(b, rigOpt{})
-	d := r.driver(b)
-	if err := d.Unlock(context.Background(), phoneID, "1234"); err != nil {
-		b.Fatal(err)
-	}
+	d := r.unlocked(b)
 	c, err := wda.New(r.phone.WDA)
 	if err != nil {
 		b.Fatal(err)

@@ -62,26 +62,10 @@ func newRig(t testing.TB, o rigOpt) *rig {
 		Apps: []config.App{{ID: "com.pinky.sim.shop", Label: "Shop"}}}
 	if o.video {
 		r.secret, _ = video.NewSecret()
-		r.src, err = wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: r.secret, Listen: "127.0.0.1:0"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		r.start = func() { go func() { r.src.Run(ctx); close(done) }() }
+		r.src, r.start, r.stop = r.broadcast(t, wdad.BroadcastConfig{Secret: r.secret, Listen: "127.0.0.1:0"})
 		if !o.late {
 			r.start()
 		}
-		// The virtual phone streams a display once at a time: a next
-		// broadcast must wait for this one's stream to end.
-		r.stop = func() {
-			cancel()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second): // never started
-			}
-		}
-		t.Cleanup(r.stop)
 		secret := r.secret
 		if o.badSecret {
 			secret, _ = video.NewSecret()
@@ -90,6 +74,40 @@ func newRig(t testing.TB, o rigOpt) *rig {
 	}
 	r.save(t, r.phone)
 	return r
+}
+
+// broadcast makes the virtual iPhone's broadcast for the phone (bc's
+// DeviceID is the rig's). start runs it; stop ends it and waits until its
+// stream has ended (the virtual phone streams a display once at a time, so
+// a next broadcast must wait); the test's end stops it too.
+func (r *rig) broadcast(t testing.TB, bc wdad.BroadcastConfig) (src *video.Source, start, stop func()) {
+	t.Helper()
+	bc.DeviceID = phoneID
+	src, err := wdad.Broadcast(r.sim, "sim-ios-1", bc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var started sync.Once
+	start = func() { started.Do(func() { go func() { src.Run(ctx); close(done) }() }) }
+	stop = func() {
+		cancel()
+		started.Do(func() { close(done) }) // never started: nothing to wait for
+		<-done
+	}
+	t.Cleanup(stop)
+	return src, start, stop
+}
+
+// unlocked returns a driver of the rig's list, with the phone unlocked.
+func (r *rig) unlocked(t testing.TB) *Driver {
+	t.Helper()
+	d := r.driver(t)
+	if err := d.Unlock(context.Background(), phoneID, "1234"); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // save writes the phone list.
@@ -254,11 +272,8 @@ func TestReadUnlockTapType(t *testing.T) {
 // TestSwipeScrolls: a swipe through W3C actions scrolls a long list.
 func TestSwipeScrolls(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	d := r.driver(t)
+	d := r.unlocked(t)
 	ctx := context.Background()
-	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.apple.Preferences"}); err != nil {
 		t.Fatal(err)
 	}
@@ -359,11 +374,8 @@ func TestWrongPairingSecret(t *testing.T) {
 // session is made again and the call goes through.
 func TestWDARestart(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	d := r.driver(t)
+	d := r.unlocked(t)
 	ctx := context.Background()
-	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
-		t.Fatal(err)
-	}
 	sc, _ := d.Screen(ctx, phoneID, 0)
 	r.face.Restart()
 	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Mail")}); err != nil {
@@ -464,11 +476,8 @@ func TestDevices(t *testing.T) {
 // TestMirrorInput: the person's finger on the mirror becomes a tap.
 func TestMirrorInput(t *testing.T) {
 	r := newRig(t, rigOpt{})
-	d := r.driver(t)
+	d := r.unlocked(t)
 	ctx := context.Background()
-	if err := d.Unlock(ctx, phoneID, "1234"); err != nil {
-		t.Fatal(err)
-	}
 	sc, _ := d.Screen(ctx, phoneID, 0)
 	at := find(t, sc, "Mail")
 	evs := []sdk.InputEvent{
@@ -518,14 +527,8 @@ func TestVideoReconnect(t *testing.T) {
 	r.stop() // the extension goes away
 	eventually(t, "the broadcast ends", func() bool { return !p.rx.Live() })
 	c0, _ := counts()
-	src, err := wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: r.secret, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, scancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { src.Run(sctx); close(done) }()
-	defer func() { scancel(); <-done }()
+	_, start, _ := r.broadcast(t, wdad.BroadcastConfig{Secret: r.secret, Listen: addr})
+	start()
 	eventually(t, "the stream goes on with a new config and a key frame", func() bool {
 		c, k := counts()
 		return c > c0 && k >= 1
@@ -547,14 +550,8 @@ func TestListEditKeepsVideo(t *testing.T) {
 	r.phone.Video = &config.Video{Listen: addr, Secret: video.FormatSecret(secret)}
 	r.save(t, r.phone)
 	d := r.driver(t)
-	src, err := wdad.Broadcast(r.sim, "sim-ios-1", wdad.BroadcastConfig{DeviceID: phoneID, Secret: secret, Dial: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { src.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	_, start, _ := r.broadcast(t, wdad.BroadcastConfig{Secret: secret, Dial: addr})
+	start()
 	live := func() bool {
 		p, err := d.phone(phoneID)
 		return err == nil && p.rx.Live()

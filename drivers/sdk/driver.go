@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 )
@@ -139,4 +140,28 @@ func Capabilities(d Driver) []Capability {
 		caps = append(caps, CapNotifications)
 	}
 	return caps
+}
+
+// errListed ends ListDevices's watch.
+var errListed = errors.New("listed")
+
+// ListDevices returns d's devices as its WatchDevices first lists them (the
+// ADDED events before SYNCED), and ends the watch.
+func ListDevices(ctx context.Context, d Driver) ([]Device, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var devs []Device
+	err := d.WatchDevices(ctx, func(ev DeviceEvent) error {
+		switch ev.Kind {
+		case DeviceAdded:
+			devs = append(devs, ev.Device)
+		case DevicesSynced:
+			return errListed
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errListed) {
+		return nil, err
+	}
+	return devs, nil
 }

@@ -187,20 +187,9 @@ func (d *Device) ID() string { return d.id }
 // Serial is the serial the phone reports.
 func (d *Device) Serial() string { return d.cfg.Serial }
 
-var errSynced = errors.New("synced")
-
 func newDevice(ctx context.Context, cfg Config) (*Device, error) {
-	var devs []sdk.Device
-	err := cfg.Driver.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
-		switch ev.Kind {
-		case sdk.DeviceAdded:
-			devs = append(devs, ev.Device)
-		case sdk.DevicesSynced:
-			return errSynced
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errSynced) {
+	devs, err := sdk.ListDevices(ctx, cfg.Driver)
+	if err != nil {
 		return nil, fmt.Errorf("adbd: list devices: %w", err)
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, ctx: ctx, settings: defaultSettings(), abstract: map[string]*abstractListener{}, displays: map[int]bool{}}

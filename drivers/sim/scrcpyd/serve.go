@@ -357,30 +357,16 @@ func limit(w, h, maxSize int) (int, int) {
 
 // lookup finds device among drv's devices.
 func lookup(ctx context.Context, drv sdk.Driver, id string) (sdk.Device, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		dev   sdk.Device
-		found bool
-		done  = errors.New("synced")
-	)
-	err := drv.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
-		switch {
-		case ev.Kind == sdk.DevicesSynced:
-			return done
-		case ev.Kind == sdk.DeviceAdded && ev.Device.ID == id:
-			dev, found = ev.Device, true
-			return done
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, done) {
+	devs, err := sdk.ListDevices(ctx, drv)
+	if err != nil {
 		return sdk.Device{}, fmt.Errorf("Could not list devices: %v", err)
 	}
-	if !found {
-		return sdk.Device{}, fmt.Errorf("Device %q not found", id)
+	for _, dev := range devs {
+		if dev.ID == id {
+			return dev, nil
+		}
 	}
-	return dev, nil
+	return sdk.Device{}, fmt.Errorf("Device %q not found", id)
 }
 
 // SocketName is the local abstract socket a server started with args

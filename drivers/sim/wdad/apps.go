@@ -173,64 +173,58 @@ func bundleArg(r *request) (string, error) {
 	return b, nil
 }
 
-// launchApp answers POST /wda/apps/launch: a running app is activated, one
-// that is not is launched with its arguments and environment.
-func (s *Server) launchApp(r *request) (any, error) {
+// installedBundle is the request's bundleId, of an installed app.
+func (s *Server) installedBundle(r *request) (string, error) {
 	bundle, err := bundleArg(r)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if ok, err := s.installed(r.ctx, bundle); err != nil || !ok {
 		if err == nil {
 			err = unknownError(notInstalled(bundle))
 		}
+		return "", err
+	}
+	return bundle, nil
+}
+
+// bringToFront leaves an app in front as it is, brings one in the
+// background back with the arguments it was launched with, and launches
+// one that is not running with args and env.
+func (s *Server) bringToFront(ctx context.Context, bundle string, args []string, env map[string]string) error {
+	st, err := s.appState(ctx, bundle)
+	if err != nil || st == stateForeground {
+		return err
+	}
+	s.mu.Lock()
+	if run := s.running[bundle]; run != nil { // the app is in the background
+		args, env = run.args, run.env
+	}
+	s.mu.Unlock()
+	return s.launch(ctx, bundle, args, env)
+}
+
+// launchApp answers POST /wda/apps/launch: a running app is activated, one
+// that is not is launched with its arguments and environment.
+func (s *Server) launchApp(r *request) (any, error) {
+	bundle, err := s.installedBundle(r)
+	if err != nil {
 		return nil, err
 	}
 	args, env, err := launchArgs(r.args["arguments"], r.args["environment"])
 	if err != nil {
 		return nil, invalidArgument("%v", err)
 	}
-	st, err := s.appState(r.ctx, bundle)
-	if err != nil {
-		return nil, err
-	}
-	switch st {
-	case stateForeground:
-		return nil, nil
-	case stateBackground:
-		s.mu.Lock()
-		if run := s.running[bundle]; run != nil {
-			args, env = run.args, run.env
-		}
-		s.mu.Unlock()
-	}
-	return nil, s.launch(r.ctx, bundle, args, env)
+	return nil, s.bringToFront(r.ctx, bundle, args, env)
 }
 
 // activateApp answers POST /wda/apps/activate.
 func (s *Server) activateApp(r *request) (any, error) {
-	bundle, err := bundleArg(r)
+	bundle, err := s.installedBundle(r)
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := s.installed(r.ctx, bundle); err != nil || !ok {
-		if err == nil {
-			err = unknownError(notInstalled(bundle))
-		}
-		return nil, err
-	}
-	st, err := s.appState(r.ctx, bundle)
-	if err != nil || st == stateForeground {
-		return nil, err
-	}
-	var args []string
-	var env map[string]string
-	s.mu.Lock()
-	if run := s.running[bundle]; run != nil {
-		args, env = run.args, run.env
-	}
-	s.mu.Unlock()
-	return nil, s.launch(r.ctx, bundle, args, env)
+	return nil, s.bringToFront(r.ctx, bundle, nil, nil)
 }
 
 // terminateApp answers POST /wda/apps/terminate: true when the app ran.

@@ -151,21 +151,10 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-var errSynced = errors.New("synced")
-
 // findDevice picks the phone from the driver's device list.
 func (s *Server) findDevice(ctx context.Context) error {
-	var devs []sdk.Device
-	err := s.d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
-		switch ev.Kind {
-		case sdk.DeviceAdded:
-			devs = append(devs, ev.Device)
-		case sdk.DevicesSynced:
-			return errSynced
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errSynced) {
+	devs, err := sdk.ListDevices(ctx, s.d)
+	if err != nil {
 		return fmt.Errorf("wdad: list devices: %w", err)
 	}
 	for _, dev := range devs {
