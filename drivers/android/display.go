@@ -377,38 +377,22 @@ func readWindows(ctx context.Context, dev *adb.Device) ([]byte, error) {
 	_, _ = rand.Read(b[:])
 	file := windowsDir + "/pinky-windows-" + hex.EncodeToString(b[:]) + ".xml"
 	cmd := "uiautomator dump --windows " + file + " >&2; cat " + file + " 2>/dev/null; rm -f " + file
-	for try := 0; ; try++ {
+	return retryDump(ctx, dev.Serial(), func() ([]byte, error) {
 		r, err := dev.Shell(ctx, cmd)
 		if err != nil {
 			return nil, mapErr(err)
 		}
 		said := strings.TrimSpace(string(r.Stderr))
-		var why error
 		switch {
 		case strings.Contains(said, "already registered"):
-			if try == notIdleRetries {
-				return nil, sdk.Errorf(sdk.ErrBusy, "%s: another tool is using UI Automator on the phone (Appium, a test runner?); stop it, then read again", dev.Serial())
-			}
-			why = ErrNotIdle
+			return nil, errTaken
 		case strings.Contains(said, "could not get idle state"):
-			why = ErrNotIdle
+			return nil, ErrNotIdle
 		case len(bytes.TrimSpace(r.Stdout)) == 0:
-			why = fmt.Errorf("uiautomator wrote no window dump (it said: %q)", said)
-		default:
-			return r.Stdout, nil
+			return nil, retryable{fmt.Errorf("uiautomator wrote no window dump (it said: %q)", said)}
 		}
-		if try == notIdleRetries {
-			if errors.Is(why, ErrNotIdle) {
-				return nil, sdk.Errorf(sdk.ErrBusy, "%s: %v; try again when it settles", dev.Serial(), why)
-			}
-			return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), why)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, mapErr(ctx.Err())
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
+		return r.Stdout, nil
+	})
 }
 
 // actOnDisplay performs an action on a background display, through its

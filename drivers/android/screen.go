@@ -21,6 +21,42 @@ const stateSep = "\n__PINKY_POWER__\n"
 // idle is tried.
 const notIdleRetries = 2
 
+// errTaken is uiautomator's "UiAutomationService … already registered":
+// another tool (Appium, a test runner) holds the phone's UiAutomation, and
+// Android allows one.
+var errTaken = errors.New("another UiAutomation client holds the phone")
+
+// retryDump runs dump again, 300 ms apart and at most notIdleRetries more
+// times, while it fails with ErrNotIdle, errTaken or a retryable error;
+// what still fails then is BUSY for the first two, INTERNAL for the rest.
+// Other errors are returned as they are.
+func retryDump[T any](ctx context.Context, serial string, dump func() (T, error)) (T, error) {
+	for try := 0; ; try++ {
+		v, err := dump()
+		if !errors.Is(err, ErrNotIdle) && !errors.Is(err, errTaken) && !errors.As(err, new(retryable)) {
+			return v, err
+		}
+		var zero T
+		if try == notIdleRetries {
+			switch {
+			case errors.Is(err, errTaken):
+				return zero, sdk.Errorf(sdk.ErrBusy, "%s: another tool is using UI Automator on the phone (Appium, a test runner?); stop it, then read again", serial)
+			case errors.Is(err, ErrNotIdle):
+				return zero, sdk.Errorf(sdk.ErrBusy, "%s: %v; try again when it settles", serial, err)
+			}
+			return zero, sdk.Errorf(sdk.ErrInternal, "%s: %v", serial, err)
+		}
+		select {
+		case <-ctx.Done():
+			return zero, mapErr(ctx.Err())
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// retryable is a dump failure worth another try.
+type retryable struct{ error }
+
 // Screen implements sdk.Driver.
 func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.Screen, error) {
 	p, dev, err := d.phone(ctx, serial)
@@ -42,40 +78,26 @@ func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.S
 // readScreen reads a phone's screen: the dump, then the app in front and
 // the lock and screen state. A faster reader would replace this function.
 func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
-	var sc *sdk.Screen
-	for try := 0; ; try++ {
+	sc, err := retryDump(ctx, dev.Serial(), func() (*sdk.Screen, error) {
 		out, err := dev.ExecOutput(ctx, "uiautomator dump /dev/tty")
 		if err != nil {
 			return nil, mapErr(err)
 		}
-		sc, err = readDump(out)
-		if err != nil && bytes.Contains(out, []byte("already registered")) {
-			// Another tool (Appium, a test runner) holds the phone's
-			// UiAutomation: Android allows one.
-			err = ErrNotIdle
-			if try == notIdleRetries {
-				return nil, sdk.Errorf(sdk.ErrBusy, "%s: another tool is using UI Automator on the phone (Appium, a test runner?); stop it, then read again", dev.Serial())
-			}
-		}
-		if errors.Is(err, ErrNotIdle) && try < notIdleRetries {
-			select {
-			case <-ctx.Done():
-				return nil, mapErr(ctx.Err())
-			case <-time.After(300 * time.Millisecond):
-			}
-			continue
-		}
-		if errors.Is(err, ErrNotIdle) {
-			return nil, sdk.Errorf(sdk.ErrBusy, "%s: %v; try again when it settles", dev.Serial(), err)
-		}
-		if err != nil {
+		sc, err := readDump(out)
+		switch {
+		case err != nil && bytes.Contains(out, []byte("already registered")):
+			return nil, errTaken
+		case err != nil && !errors.Is(err, ErrNotIdle):
 			// uiautomator finds no window on a screen that is off.
 			if l, lerr := lockState(ctx, dev); lerr == nil && !l.ScreenOn {
 				return nil, sdk.Errorf(sdk.ErrScreenOff, "%s: the screen is off: wake it first", dev.Serial())
 			}
 			return nil, sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
 		}
-		break
+		return sc, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	state, err := shell(ctx, dev, "dumpsys window; echo; echo __PINKY_POWER__; dumpsys power")
 	if err != nil {
