@@ -1,15 +1,13 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
-	"image/jpeg"
-	"image/png"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/render"
+	"github.com/pinky-gateway/pinky/drivers/still"
 )
 
 // Screenshot draws a display from its element tree, as PNG or JPEG.
@@ -39,22 +37,11 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	}
 	// Drawing and encoding happen outside the phone's lock.
 	img := render.Draw(w, h, black, boxes)
-	var buf bytes.Buffer
-	out := &sdk.Image{Format: sdk.FormatPNG, Width: w, Height: h}
-	if req.Format == sdk.FormatJPEG {
-		out.Format = sdk.FormatJPEG
-		q := req.Quality
-		if q == 0 {
-			q = 80
-		}
-		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: q})
-	} else {
-		err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
-	}
+	req.MaxSide = 0 // drawn at its size already
+	out, err := still.Encode(img, req)
 	if err != nil {
 		return nil, fmt.Errorf("device %q: encode screenshot: %w", req.DeviceID, err)
 	}
-	out.Data = buf.Bytes()
 	return out, nil
 }
 
