@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"bytes"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
@@ -32,7 +34,7 @@ func freeTCPPort(t *testing.T) string {
 // its log is shown when the test fails.
 func startFace(t *testing.T, env []string, args ...string) (stop func()) {
 	t.Helper()
-	face := exec.Command(bin.sim, args...)
+	face := exec.Command(e2e.Bin.Sim, args...)
 	face.Env = append(os.Environ(), env...)
 	var faceLog bytes.Buffer
 	face.Stderr = &faceLog
@@ -63,11 +65,11 @@ func (e *env) androidPhone(t *testing.T) string {
 	adbPort, facePort := freeTCPPort(t), freeTCPPort(t)
 	jar := filepath.Join(t.TempDir(), "scrcpy-server")
 	os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)
-	e.extra = append(e.extra, "HOME="+t.TempDir(), "ANDROID_ADB_SERVER_PORT="+adbPort,
+	e.Extra = append(e.Extra, "HOME="+t.TempDir(), "ANDROID_ADB_SERVER_PORT="+adbPort,
 		"SCRCPY_SERVER_PATH="+jar, "SCRCPY_SERVER_VERSION=3.3.4")
-	drivers := filepath.Join(e.home, "drivers")
+	drivers := filepath.Join(e.Home, "drivers")
 	os.MkdirAll(drivers, 0o700)
-	b, err := os.ReadFile(bin.android)
+	b, err := os.ReadFile(e2e.Bin.Android)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func (e *env) androidPhone(t *testing.T) string {
 	startFace(t, nil, "--adb-listen", "127.0.0.1:"+facePort)
 	adb := func(args ...string) (string, error) {
 		c := exec.Command(adbPath, append([]string{"-P", adbPort}, args...)...)
-		c.Env = append(os.Environ(), e.extra...)
+		c.Env = append(os.Environ(), e.Extra...)
 		out, err := c.CombinedOutput()
 		return string(out), err
 	}
@@ -87,7 +89,7 @@ func (e *env) androidPhone(t *testing.T) string {
 	}
 	t.Cleanup(func() { adb("kill-server") })
 	serial := "127.0.0.1:" + facePort
-	e.eventually("adb attaches the virtual phone", func() bool {
+	e.Eventually("adb attaches the virtual phone", func() bool {
 		adb("connect", serial)
 		out, _ := adb("devices")
 		return strings.Contains(out, serial+"\tdevice")
@@ -102,40 +104,40 @@ func (e *env) androidPhone(t *testing.T) string {
 func TestAndroidAgentTask(t *testing.T) {
 	e := newEnv(t)
 	serial := e.androidPhone(t)
-	e.daemon("--console", "off")
-	e.eventually("the daemon lists the Android phone", func() bool {
+	e.Daemon("--console", "off")
+	e.Eventually("the daemon lists the Android phone", func() bool {
 		var devs []api.Device
-		e.json(&devs, "devices")
+		e.JSON(&devs, "devices")
 		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online && devs[0].Driver == "android"
 	})
-	h := e.stdioHost()
-	h.initialize()
-	dev := onDevice(serial)
-	h.ok("phone_connect", dev("task", "android: write to Ben"), "LOCKED")
-	e.unlock(serial) // the person's unlock goes through the driver: wake, swipe, PIN, enter
-	h.ok("phone_observe", dev("full", true), "Messages")
-	h.ok("phone_launch", dev("app", "com.google.android.apps.messaging"), "Ben Okafor")
-	h.ok("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice(serial)
+	h.OK("phone_connect", dev("task", "android: write to Ben"), "LOCKED")
+	e.Unlock(serial) // the person's unlock goes through the driver: wake, swipe, PIN, enter
+	h.OK("phone_observe", dev("full", true), "Messages")
+	h.OK("phone_launch", dev("app", "com.google.android.apps.messaging"), "Ben Okafor")
+	h.OK("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
 	const typed = "Grüße aus Köln 🙂"
-	h.ok("phone_type", dev("field", "Text message", "text", typed), typed)
-	h.ok("phone_key", dev("key", "back"), "")
-	h.ok("phone_swipe", dev("from", map[string]any{"x": 540, "y": 1500}, "to", map[string]any{"x": 540, "y": 900}), "")
+	h.OK("phone_type", dev("field", "Text message", "text", typed), typed)
+	h.OK("phone_key", dev("key", "back"), "")
+	h.OK("phone_swipe", dev("from", map[string]any{"x": 540, "y": 1500}, "to", map[string]any{"x": 540, "y": 900}), "")
 	e.approveNext(t) // a push to the phone asks the person
-	h.ok("phone_upload", dev("path", "notes/hello.txt", "content_base64", "aGVsbG8="), "")
-	h.ok("phone_files", dev("path", "notes"), "hello.txt")
+	h.OK("phone_upload", dev("path", "notes/hello.txt", "content_base64", "aGVsbG8="), "")
+	h.OK("phone_files", dev("path", "notes"), "hello.txt")
 
 	// The screen goes off; the gateway wakes it before the agent's next read.
-	c := exec.Command("adb", "-P", strings.TrimPrefix(envValue(e.extra, "ANDROID_ADB_SERVER_PORT"), ""), "-s", serial, "shell", "input", "keyevent", "26")
-	c.Env = append(os.Environ(), e.extra...)
+	c := exec.Command("adb", "-P", strings.TrimPrefix(envValue(e.Extra, "ANDROID_ADB_SERVER_PORT"), ""), "-s", serial, "shell", "input", "keyevent", "26")
+	c.Env = append(os.Environ(), e.Extra...)
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("adb shell input keyevent 26: %v\n%s", err, out)
 	}
 	time.Sleep(200 * time.Millisecond)
-	text := h.ok("phone_observe", dev(), "")
+	text := h.OK("phone_observe", dev(), "")
 	if strings.Contains(text, "screen off") {
 		t.Errorf("the agent's read after the screen went off: %q; want the phone woken", text)
 	}
-	h.ok("phone_release", dev(), "")
+	h.OK("phone_release", dev(), "")
 }
 
 func envValue(env []string, key string) string {

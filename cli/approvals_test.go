@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pinky-gateway/pinky/internal/e2e"
+
 	"github.com/pinky-gateway/pinky/gateway/approval"
 )
 
@@ -14,23 +16,23 @@ import (
 // path with a retry by id; a reused, altered or foreign id is refused.
 func TestApprovalsThroughMCP(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim", "--approval-wait", "1s")
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	with := onDevice("sim-android-1")
-	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
-	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
-	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	e.Daemon("--sim", "--approval-wait", "1s")
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	with := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.OK("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.OK("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
 	reply := func(text string) {
 		t.Helper()
-		h.ok("phone_type", with("field", "Text message", "text", text), text)
+		h.OK("phone_type", with("field", "Text message", "text", text), text)
 	}
 	pending := func() approval.Card {
 		t.Helper()
 		var cards []approval.Card
-		e.eventually("a card opens", func() bool {
-			e.json(&cards, "approvals")
+		e.Eventually("a card opens", func() bool {
+			e.JSON(&cards, "approvals")
 			return len(cards) == 1
 		})
 		return cards[0]
@@ -39,12 +41,12 @@ func TestApprovalsThroughMCP(t *testing.T) {
 	// Approve while the call waits.
 	reply("first")
 	done := make(chan string, 1)
-	go func() { text, _ := h.tool("phone_tap", with("text", "Send")); done <- text }()
+	go func() { text, _ := h.Tool("phone_tap", with("text", "Send")); done <- text }()
 	card := pending()
 	if card.Commit != "send_message" || card.Agent != "e2e-agent" || !strings.Contains(card.Target, `"Send"`) {
 		t.Errorf("card: %+v", card)
 	}
-	if out, errs, code := e.run("approve", card.ID); code != 0 || !strings.Contains(out, "approved") {
+	if out, errs, code := e.Run("approve", card.ID); code != 0 || !strings.Contains(out, "approved") {
 		t.Fatalf("pinky approve: %s%s", out, errs)
 	}
 	if text := <-done; !strings.Contains(text, "Me: first") {
@@ -53,30 +55,30 @@ func TestApprovalsThroughMCP(t *testing.T) {
 
 	// Deny while the call waits.
 	reply("second")
-	go func() { text, _ := h.tool("phone_tap", with("text", "Send")); done <- text }()
+	go func() { text, _ := h.Tool("phone_tap", with("text", "Send")); done <- text }()
 	card = pending()
-	e.run("deny", card.ID, "--reason", "not that")
+	e.Run("deny", card.ID, "--reason", "not that")
 	if text := <-done; !strings.HasPrefix(text, "denied:") || !strings.Contains(text, "not that") {
 		t.Errorf("denied send: %q", text)
 	}
 
 	// Nobody answers within the wait: approval_pending with the id.
-	text, _ := h.tool("phone_tap", with("text", "Send"))
+	text, _ := h.Tool("phone_tap", with("text", "Send"))
 	id := regexp.MustCompile(`ap_[0-9a-f]+`).FindString(text)
 	if !strings.HasPrefix(text, "approval_pending:") || id == "" {
 		t.Fatalf("unanswered send: %q; want approval_pending with an id", text)
 	}
-	h.fails("phone_key", with("key", "back"), "approval_pending") // the phone waits for the person
-	e.run("approve", id)
-	h.fails("phone_tap", with("text", "Back", "approval_id", id), "invalid_argument") // altered
-	other := e.stdioHost()
-	other.initialize()
-	other.fails("phone_tap", with("text", "Send", "approval_id", id), "lease_held") // foreign session
-	h.ok("phone_tap", with("text", "Send", "approval_id", id), "Me: second")
-	h.fails("phone_tap", with("text", "Send", "approval_id", id), "invalid_argument") // reused
+	h.Fails("phone_key", with("key", "back"), "approval_pending") // the phone waits for the person
+	e.Run("approve", id)
+	h.Fails("phone_tap", with("text", "Back", "approval_id", id), "invalid_argument") // altered
+	other := e.StdioHost()
+	other.Initialize()
+	other.Fails("phone_tap", with("text", "Send", "approval_id", id), "lease_held") // foreign session
+	h.OK("phone_tap", with("text", "Send", "approval_id", id), "Me: second")
+	h.Fails("phone_tap", with("text", "Send", "approval_id", id), "invalid_argument") // reused
 
 	var all []approval.Card
-	e.json(&all, "approvals", "--all")
+	e.JSON(&all, "approvals", "--all")
 	statuses := map[approval.Status]int{}
 	for _, c := range all {
 		statuses[c.Status]++
@@ -91,25 +93,25 @@ func TestApprovalsThroughMCP(t *testing.T) {
 // 2 s) and the waiting call answers denied; the message is not sent.
 func TestApprovalExpiresAsADeny(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim", "--approval-ttl", "2s", "--approval-wait", "10s")
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	with := onDevice("sim-android-1")
-	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
-	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
-	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
-	h.ok("phone_type", with("field", "Text message", "text", "unanswered"), "unanswered")
-	text, isErr := h.tool("phone_tap", with("text", "Send"))
+	e.Daemon("--sim", "--approval-ttl", "2s", "--approval-wait", "10s")
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	with := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.OK("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.OK("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	h.OK("phone_type", with("field", "Text message", "text", "unanswered"), "unanswered")
+	text, isErr := h.Tool("phone_tap", with("text", "Send"))
 	if !isErr || !strings.HasPrefix(text, "denied:") || !strings.Contains(text, "did not answer") {
 		t.Errorf("unanswered send: %q; want denied because nobody answered", text)
 	}
 	var all []approval.Card
-	e.json(&all, "approvals", "--all")
+	e.JSON(&all, "approvals", "--all")
 	if len(all) != 1 || all[0].Status != approval.Expired {
 		t.Errorf("approvals: %+v; want one expired", all)
 	}
-	obs := h.ok("phone_observe", with("full", true), "")
+	obs := h.OK("phone_observe", with("full", true), "")
 	if strings.Contains(obs, "Me: unanswered") {
 		t.Error("the message was sent without an approval")
 	}
@@ -120,32 +122,32 @@ func TestApprovalExpiresAsADeny(t *testing.T) {
 // back on another screen); the approved retry is refused, not executed.
 func TestApprovedOnAChangedScreenIsNotDone(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim", "--approval-wait", "500ms")
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	with := onDevice("sim-android-1")
-	h.ok("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
-	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
-	h.ok("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
-	h.ok("phone_type", with("field", "Text message", "text", "late"), "late")
-	text, _ := h.tool("phone_tap", with("text", "Send"))
+	e.Daemon("--sim", "--approval-wait", "500ms")
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	with := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", with("task", "reply to Ben"), "Pixel Launcher")
+	h.OK("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.OK("phone_tap", with("text", "Ben Okafor"), "Did you get the tickets?")
+	h.OK("phone_type", with("field", "Text message", "text", "late"), "late")
+	text, _ := h.Tool("phone_tap", with("text", "Send"))
 	id := regexp.MustCompile(`ap_[0-9a-f]+`).FindString(text)
 	if !strings.HasPrefix(text, "approval_pending:") || id == "" {
 		t.Fatalf("send: %q; want approval_pending", text)
 	}
 	// The screen changes under the target: the driver restarts.
-	if _, errs, code := e.run("driver", "restart", "sim"); code != 0 {
+	if _, errs, code := e.Run("driver", "restart", "sim"); code != 0 {
 		t.Fatalf("driver restart: %s", errs)
 	}
-	e.unlock("sim-android-1")
-	e.run("approve", id)
-	text, isErr := h.tool("phone_tap", with("text", "Send", "approval_id", id))
+	e.Unlock("sim-android-1")
+	e.Run("approve", id)
+	text, isErr := h.Tool("phone_tap", with("text", "Send", "approval_id", id))
 	if !isErr || !(strings.HasPrefix(text, "stale:") || strings.HasPrefix(text, "not_found:")) {
 		t.Fatalf("approved send on a changed screen: %q; want stale (or not_found: the target is gone)", text)
 	}
 	t.Logf("approved send on a changed screen: %s", text)
-	obs := h.ok("phone_observe", with("full", true), "")
+	obs := h.OK("phone_observe", with("full", true), "")
 	if strings.Contains(obs, "Me: late") {
 		t.Error("the message was sent on a changed screen")
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/e2e"
+
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
@@ -53,7 +55,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 		b.Fatalf("phone_connect: %v %v", err, res)
 	}
 
-	p, err := sdk.Start(sdk.StartConfig{Path: bin.sim, Env: []string{"PINKY_SIM_WORLD=" + world}})
+	p, err := sdk.Start(sdk.StartConfig{Path: e2e.Bin.Sim, Env: []string{"PINKY_SIM_WORLD=" + world}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func benchDaemon(b *testing.B, home, world string) {
 	b.Helper()
 	cmd := func(args ...string) *exec.Cmd {
-		c := exec.Command(bin.pinky, args...)
+		c := exec.Command(e2e.Bin.Pinky, args...)
 		c.Env = append(os.Environ(), "PINKY_HOME="+home, "XDG_RUNTIME_DIR=", "PATH=/usr/bin:/bin")
 		return c
 	}

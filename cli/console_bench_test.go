@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"context"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 
 	"github.com/chromedp/chromedp"
 
@@ -32,7 +34,7 @@ func BenchmarkConsoleMirror(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { os.RemoveAll(home) })
-	d := exec.Command(bin.pinky, "daemon", "--sim", "--console", "127.0.0.1:0")
+	d := exec.Command(e2e.Bin.Pinky, "daemon", "--sim", "--console", "127.0.0.1:0")
 	d.Env = append(os.Environ(), "PINKY_HOME="+home, "XDG_RUNTIME_DIR=", "PATH=/usr/bin:/bin")
 	if err := d.Start(); err != nil {
 		b.Fatal(err)

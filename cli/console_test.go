@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 
 	"github.com/chromedp/chromedp"
 
@@ -99,11 +101,11 @@ func clickPhone(t *testing.T, ctx context.Context, x, y float64) {
 func TestConsoleInChromium(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "127.0.0.1:0")
-	e.unlock("sim-android-1")
+	e.Daemon("--sim", "--console", "127.0.0.1:0")
+	e.Unlock("sim-android-1")
 	ctx := chromium(t)
 
-	link, errs, code := e.run("open", "--no-browser")
+	link, errs, code := e.Run("open", "--no-browser")
 	link = strings.TrimSpace(link)
 	if code != 0 || !strings.HasPrefix(link, "http://127.0.0.1:") {
 		t.Fatalf("pinky open --no-browser: exit %d, %q %s", code, link, errs)
@@ -116,13 +118,13 @@ func TestConsoleInChromium(t *testing.T) {
 	if err := os.WriteFile(browserScript, []byte("#!/bin/sh\necho \"$1\" > "+opened+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := e.cmd("open")
+	c := e.Cmd("open")
 	c.Env = append(c.Env, "PINKY_BROWSER="+browserScript)
 	printed, err := c.Output()
 	if err != nil {
 		t.Fatalf("pinky open: %v", err)
 	}
-	e.eventually("the browser gets the link", func() bool {
+	e.Eventually("the browser gets the link", func() bool {
 		b, _ := os.ReadFile(opened)
 		return len(b) > 0 && string(b) == string(printed) && strings.HasPrefix(string(b), base+"/login?t=") && string(b) != link+"\n"
 	})
@@ -147,35 +149,35 @@ func TestConsoleInChromium(t *testing.T) {
 	before := js[string](t, ctx, mirrorPixels)
 
 	// An agent changes the phone: the mirror's picture changes.
-	h := e.stdioHost()
-	h.initialize()
-	dev := onDevice("sim-android-1")
-	h.ok("phone_connect", dev("task", "console: look at notes"), "Pixel Launcher")
-	h.ok("phone_tap", dev("text", "Settings"), "")
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", dev("task", "console: look at notes"), "Pixel Launcher")
+	h.OK("phone_tap", dev("text", "Settings"), "")
 	waitJS(t, ctx, "the mirror shows the phone's new screen", mirrorPixels+` !== `+jsString(before))
-	h.ok("phone_key", dev("key", "home"), "")
+	h.OK("phone_key", dev("key", "home"), "")
 
 	// Take over: a click on the mirror taps the virtual phone.
 	do(t, ctx, chromedp.Click(chromedp.ID("takeover-sim-android-1")))
 	waitJS(t, ctx, "the phone is held", `document.getElementById('phone-sim-android-1').classList.contains('held')`)
-	e.eventually("the daemon knows the person has the phone", func() bool {
-		out, _, _ := e.run("status")
+	e.Eventually("the daemon knows the person has the phone", func() bool {
+		out, _, _ := e.Run("status")
 		return strings.Contains(out, "waiting for you")
 	})
 	clickPhone(t, ctx, 668, 535) // the Notes icon
-	e.eventually("the click opened Notes on the virtual phone", func() bool {
+	e.Eventually("the click opened Notes on the virtual phone", func() bool {
 		var sc struct{ App struct{ ID string } }
-		e.json(&sc, "driver", "screen", "sim-android-1")
+		e.JSON(&sc, "driver", "screen", "sim-android-1")
 		return sc.App.ID == "com.google.android.keep"
 	})
 	do(t, ctx, chromedp.Click(chromedp.ID("handback-sim-android-1")))
 	waitJS(t, ctx, "the phone is back with the agent", `!document.getElementById('phone-sim-android-1').classList.contains('held')`)
 
 	// An approval: the card appears while the agent's call blocks, and Allow releases it.
-	h.ok("phone_key", dev("key", "home"), "")
+	h.OK("phone_key", dev("key", "home"), "")
 	done := make(chan string, 1)
 	go func() {
-		text, isErr := h.tool("phone_open_url", dev("url", "https://example.com/"))
+		text, isErr := h.Tool("phone_open_url", dev("url", "https://example.com/"))
 		done <- fmt.Sprintf("%v %s", isErr, text)
 	}()
 	waitJS(t, ctx, "an approval card", `document.querySelector('article.approval')`)
@@ -194,16 +196,16 @@ func TestConsoleInChromium(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Allow did not release the agent's call")
 	}
-	h.ok("phone_release", dev(), "")
+	h.OK("phone_release", dev(), "")
 
 	// The history plays the task's recording; a step mark seeks it.
 	task := e.lastTask(t)
 	var detail api.TaskDetail
 	covers := func() bool {
-		e.json(&detail, "history", "show", task.ID)
+		e.JSON(&detail, "history", "show", task.ID)
 		return detail.Recording && len(detail.StepList) > 0 && detail.RecordingMS >= detail.StepList[len(detail.StepList)-1].VideoAtMS
 	}
-	e.eventuallyOr("the task's recording, with every step mark inside it", covers, func() string {
+	e.EventuallyOr("the task's recording, with every step mark inside it", covers, func() string {
 		marks := []string{}
 		for _, st := range detail.StepList {
 			marks = append(marks, fmt.Sprintf("%s@%d", st.Tool, st.VideoAtMS))
@@ -216,7 +218,7 @@ func TestConsoleInChromium(t *testing.T) {
 
 	// The export opens from disk and shows the steps and the video.
 	dir := filepath.Join(t.TempDir(), "report")
-	if _, errs, code := e.run("export", task.ID, dir); code != 0 {
+	if _, errs, code := e.Run("export", task.ID, dir); code != 0 {
 		t.Fatalf("pinky export: %s", errs)
 	}
 	do(t, ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html")))

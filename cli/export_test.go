@@ -1,11 +1,12 @@
 package cli_test
 
 import (
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
 )
 
 // TestExport: pinky export writes a folder with the task's report and its
@@ -14,14 +15,14 @@ import (
 func TestExport(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "off")
+	e.Daemon("--sim", "--console", "off")
 	h := e.agentTask(t)
-	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	task := e.lastTask(t)
-	e.eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
+	e.Eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
 
 	dir := filepath.Join(t.TempDir(), "report")
-	out, errs, code := e.run("export", task.ID, dir)
+	out, errs, code := e.Run("export", task.ID, dir)
 	if code != 0 || !strings.Contains(out, filepath.Join(dir, "index.html")) {
 		t.Fatalf("pinky export: exit %d\n%s%s", code, out, errs)
 	}
@@ -38,10 +39,10 @@ func TestExport(t *testing.T) {
 		t.Errorf("the exported recording has %d frames", frames)
 	}
 
-	if _, errs, code := e.run("export", task.ID, dir); code == 0 || !strings.Contains(errs, "empty") {
+	if _, errs, code := e.Run("export", task.ID, dir); code == 0 || !strings.Contains(errs, "empty") {
 		t.Errorf("export into a folder with a report in it: exit %d, %q; want a refusal", code, errs)
 	}
-	if _, errs, code := e.run("export", "no-such-task", filepath.Join(t.TempDir(), "x")); code == 0 || !strings.Contains(errs, "no-such-task") {
+	if _, errs, code := e.Run("export", "no-such-task", filepath.Join(t.TempDir(), "x")); code == 0 || !strings.Contains(errs, "no-such-task") {
 		t.Errorf("export of an unknown task: exit %d, %q; want an error naming it", code, errs)
 	}
 }

@@ -139,11 +139,11 @@ func (c *mcpHTTP) end() {
 }
 
 func (e *env) token(args ...string) string {
-	e.t.Helper()
-	out, errs, code := e.run(append([]string{"token"}, args...)...)
+	e.T.Helper()
+	out, errs, code := e.Run(append([]string{"token"}, args...)...)
 	tok := strings.TrimSpace(out)
 	if code != 0 || !strings.HasPrefix(tok, "pinky_") || strings.Contains(tok, "\n") {
-		e.t.Fatalf("pinky token %v: exit %d, %q, %s", args, code, out, errs)
+		e.T.Fatalf("pinky token %v: exit %d, %q, %s", args, code, out, errs)
 	}
 	return tok
 }
@@ -152,7 +152,7 @@ func TestHTTPRefusesRemoteAddresses(t *testing.T) {
 	e := newEnv(t)
 	// Refused before anything listens: no address here is ever bound.
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
-		_, errs, code := e.run("daemon", "--http", addr)
+		_, errs, code := e.Run("daemon", "--http", addr)
 		if code == 0 || !strings.Contains(errs, "--allow-remote") || !strings.Contains(errs, "token") || !strings.Contains(errs, "TLS") {
 			t.Errorf("daemon --http %s: exit %d, %q; want a refusal that explains why and names --allow-remote", addr, code, errs)
 		}
@@ -166,19 +166,19 @@ func TestHTTPDaemon(t *testing.T) {
 	if again := e.token(); again != tok {
 		t.Errorf("a second pinky token: got another token")
 	}
-	if fi, err := os.Stat(filepath.Join(e.home, "token")); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(e.Home, "token")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("token file: %v; want mode 0600", err)
 	}
 
 	// --allow-remote with a loopback address changes nothing but is accepted.
-	d := e.daemon("--sim", "--http", "127.0.0.1:0", "--allow-remote")
+	d := e.Daemon("--sim", "--http", "127.0.0.1:0", "--allow-remote")
 	var st api.Status
-	e.json(&st, "status")
+	e.JSON(&st, "status")
 	if !strings.HasPrefix(st.HTTP, "127.0.0.1:") || strings.HasSuffix(st.HTTP, ":0") {
 		t.Fatalf("status: http %q; want the port the daemon listens on", st.HTTP)
 	}
 	url := "http://" + st.HTTP + "/mcp"
-	if out, _, _ := e.run("status"); !strings.Contains(out, url) {
+	if out, _, _ := e.Run("status"); !strings.Contains(out, url) {
 		t.Errorf("pinky status does not show %s:\n%s", url, out)
 	}
 
@@ -199,13 +199,13 @@ func TestHTTPDaemon(t *testing.T) {
 	if text, failed := a.tool("phone_connect", map[string]any{"device": "sim-android-1", "task": "unlock the phone"}); failed {
 		t.Fatalf("phone_connect: %s", text)
 	}
-	e.json(&st, "status")
+	e.JSON(&st, "status")
 	if len(st.Leases) != 1 || st.Leases[0].Agent != "remote-agent" {
 		t.Errorf("leases: got %+v; want one of remote-agent", st.Leases)
 	}
 
 	// The person unlocks it (agents do not type PINs).
-	e.unlock("sim-android-1")
+	e.Unlock("sim-android-1")
 	// A session per call: the next session of the same agent keeps the lease.
 	for _, target := range []string{"Settings", "Network & internet"} {
 		a.end()
@@ -222,7 +222,7 @@ func TestHTTPDaemon(t *testing.T) {
 
 	// Rotation: the old token is refused at once, the new one works, and
 	// the daemon was not restarted.
-	out, errs, code := e.run("token", "--rotate")
+	out, errs, code := e.Run("token", "--rotate")
 	rotated := strings.TrimSpace(out)
 	if code != 0 || rotated == tok || !strings.HasPrefix(rotated, "pinky_") {
 		t.Fatalf("pinky token --rotate: exit %d, %q, %s", code, out, errs)
@@ -237,7 +237,7 @@ func TestHTTPDaemon(t *testing.T) {
 	if text, failed := a.tool("phone_observe", map[string]any{"device": "sim-android-1"}); failed {
 		t.Errorf("the new token in the same session: %s", text)
 	}
-	e.json(&st, "status")
+	e.JSON(&st, "status")
 	if st.Pid != d.Process.Pid {
 		t.Errorf("status pid %d; want the same daemon %d", st.Pid, d.Process.Pid)
 	}

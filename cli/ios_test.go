@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/e2e"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -23,9 +25,9 @@ import (
 // again, with or without its broadcast, and one that stops it.
 func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broadcast bool), stop func()) {
 	t.Helper()
-	drivers := filepath.Join(e.home, "drivers")
+	drivers := filepath.Join(e.Home, "drivers")
 	os.MkdirAll(drivers, 0o700)
-	b, err := os.ReadFile(bin.ios)
+	b, err := os.ReadFile(e2e.Bin.IOS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 		t.Fatal(err)
 	}
 	wdaPort, videoPort := freeTCPPort(t), freeTCPPort(t)
-	out, errs, code := e.run("ios", "add", "Test iPhone", "--wda", "http://127.0.0.1:"+wdaPort,
+	out, errs, code := e.Run("ios", "add", "Test iPhone", "--wda", "http://127.0.0.1:"+wdaPort,
 		"--mjpeg", "off", "--video-listen", "127.0.0.1:"+videoPort, "--app", "com.pinky.sim.shop=Shop")
 	if code != 0 {
 		t.Fatalf("pinky ios add: exit %d: %s%s", code, out, errs)
@@ -57,8 +59,8 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 		}
 		// The secret goes in the environment, not on the command line.
 		face = startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, args...)
-		e.eventually("pinky ios list shows the phone online", func() bool {
-			out, _, _ := e.run("ios", "list")
+		e.Eventually("pinky ios list shows the phone online", func() bool {
+			out, _, _ := e.Run("ios", "list")
 			return strings.Contains(out, id) && strings.Contains(out, "online")
 		})
 	}
@@ -70,7 +72,7 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 func wdaURL(t *testing.T, e *env, id string) string {
 	t.Helper()
 	var rows []struct{ ID, WDA string }
-	e.json(&rows, "ios", "list")
+	e.JSON(&rows, "ios", "list")
 	for _, r := range rows {
 		if r.ID == id {
 			return r.WDA
@@ -89,26 +91,26 @@ func TestIOSAgentTask(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
 	id, _, stopFace := e.iPhone(t, true)
-	e.daemon("--console", "off")
-	e.eventually("the daemon lists the iPhone", func() bool {
+	e.Daemon("--console", "off")
+	e.Eventually("the daemon lists the iPhone", func() bool {
 		var devs []api.Device
-		e.json(&devs, "devices")
+		e.JSON(&devs, "devices")
 		return len(devs) == 1 && devs[0].ID == id && devs[0].Online && devs[0].Driver == "ios" && devs[0].Platform == "ios"
 	})
-	h := e.stdioHost()
-	h.initialize()
-	dev := onDevice(id)
-	h.ok("phone_connect", dev("task", "ios: write to Ben"), "LOCKED")
-	e.unlock(id) // the person's PIN goes through the driver: home, then the passcode pad
-	h.ok("phone_observe", dev("full", true), "Messages")
-	h.ok("phone_launch", dev("app", "Messages"), "Ben Okafor")
-	h.ok("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice(id)
+	h.OK("phone_connect", dev("task", "ios: write to Ben"), "LOCKED")
+	e.Unlock(id) // the person's PIN goes through the driver: home, then the passcode pad
+	h.OK("phone_observe", dev("full", true), "Messages")
+	h.OK("phone_launch", dev("app", "Messages"), "Ben Okafor")
+	h.OK("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
 	const typed = "Grüße aus Köln 🙂"
-	h.ok("phone_type", dev("field", "Text message", "text", typed), typed)
-	h.ok("phone_key", dev("key", "home"), "")
-	h.ok("phone_launch", dev("app", "Shop"), "Wireless Headphones")
-	h.ok("phone_swipe", dev("from", map[string]any{"x": 590, "y": 1900}, "to", map[string]any{"x": 590, "y": 900}), "")
-	h.fails("phone_key", dev("key", "back"), "unsupported") // an iPhone has no back key
+	h.OK("phone_type", dev("field", "Text message", "text", typed), typed)
+	h.OK("phone_key", dev("key", "home"), "")
+	h.OK("phone_launch", dev("app", "Shop"), "Wireless Headphones")
+	h.OK("phone_swipe", dev("from", map[string]any{"x": 590, "y": 1900}, "to", map[string]any{"x": 590, "y": 900}), "")
+	h.Fails("phone_key", dev("key", "back"), "unsupported") // an iPhone has no back key
 	// The person locks the phone with its side button; the gateway wakes it
 	// for the agent's next read, which finds the lock screen.
 	resp, err := http.Post(wdaURL(t, e, id)+"/wda/lock", "application/json", nil)
@@ -116,27 +118,27 @@ func TestIOSAgentTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	text := h.ok("phone_observe", dev(), "LOCKED")
+	text := h.OK("phone_observe", dev(), "LOCKED")
 	if strings.Contains(text, "screen off") {
 		t.Errorf("the read after the phone locked: %q; want it woken to the lock screen", text)
 	}
-	h.ok("phone_release", dev(), "")
+	h.OK("phone_release", dev(), "")
 
 	task := e.lastTask(t)
 	var d api.TaskDetail
-	e.eventually("the task's recording", func() bool {
-		e.json(&d, "history", "show", task.ID)
+	e.Eventually("the task's recording", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
 		return d.Recording && d.RecordingMS > 0
 	})
-	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.home, "recordings", task.ID+".mp4"))
+	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.Home, "recordings", task.ID+".mp4"))
 	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
 		t.Errorf("the recording from the broadcast: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
 	}
 
 	// WebDriverAgent goes away: pinky devices says so, and what to do.
 	stopFace()
-	e.eventually("pinky devices says why the iPhone is offline", func() bool {
-		out, _, _ := e.run("devices")
+	e.Eventually("pinky devices says why the iPhone is offline", func() bool {
+		out, _, _ := e.Run("devices")
 		return strings.Contains(out, id+": WebDriverAgent is not answering")
 	})
 }
@@ -147,9 +149,9 @@ func TestIOSAgentTask(t *testing.T) {
 func TestIOSConsoleWithoutBroadcast(t *testing.T) {
 	e := newEnv(t)
 	id, restart, _ := e.iPhone(t, false)
-	e.daemon("--console", "127.0.0.1:0")
+	e.Daemon("--console", "127.0.0.1:0")
 	ctx := chromium(t)
-	link, errs, code := e.run("open", "--no-browser")
+	link, errs, code := e.Run("open", "--no-browser")
 	if code != 0 {
 		t.Fatalf("pinky open --no-browser: exit %d: %s", code, errs)
 	}

@@ -1,12 +1,8 @@
 package cli_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -41,11 +39,11 @@ func tenPhones(tb testing.TB) string {
 // loadDaemon starts a daemon on the ten-phone world and waits until its
 // phones are online.
 func (e *env) loadDaemon() *exec.Cmd {
-	e.t.Helper()
-	d := e.daemon("--sim", "--sim-world", tenPhones(e.t))
-	e.eventually("the ten phones are online", func() bool {
+	e.T.Helper()
+	d := e.Daemon("--sim", "--sim-world", tenPhones(e.T))
+	e.Eventually("the ten phones are online", func() bool {
 		var devs []api.Device
-		e.json(&devs, "devices")
+		e.JSON(&devs, "devices")
 		online := 0
 		for _, d := range devs {
 			if d.Online {
@@ -63,21 +61,21 @@ func (e *env) loadDaemon() *exec.Cmd {
 type mcpAgent struct {
 	name string
 	c    *client.Client
-	log  *logBuffer // the bridge's stderr
+	log  *e2e.Buffer // the bridge's stderr
 }
 
 // startMCPAgent spawns `pinky mcp` for the data folder home and
 // initializes the MCP session as the agent name. It fails tb on error.
 func startMCPAgent(tb testing.TB, home, name string) *mcpAgent {
 	tb.Helper()
-	log := &logBuffer{}
+	log := &e2e.Buffer{}
 	spawn := func(context.Context, string, []string, []string) (*exec.Cmd, error) {
-		c := exec.Command(bin.pinky, "mcp")
+		c := exec.Command(e2e.Bin.Pinky, "mcp")
 		c.Env = append(os.Environ(), "PINKY_HOME="+home, "XDG_RUNTIME_DIR=", "PATH=/usr/bin:/bin", "PINKY_SIM=1")
 		c.Stderr = log
 		return c, nil
 	}
-	c, err := client.NewStdioMCPClientWithOptions(bin.pinky, nil, nil, transport.WithCommandFunc(spawn))
+	c, err := client.NewStdioMCPClientWithOptions(e2e.Bin.Pinky, nil, nil, transport.WithCommandFunc(spawn))
 	if err != nil {
 		tb.Fatalf("%s: starting pinky mcp: %v", name, err)
 	}
@@ -119,24 +117,6 @@ func mcpText(res *mcp.CallToolResult) string {
 func mcpField(res *mcp.CallToolResult, field string) any {
 	m, _ := res.StructuredContent.(map[string]any)
 	return m[field]
-}
-
-// logBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *logBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *logBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // loadAction is an agent's i-th action on device, from a cycle of four
@@ -219,7 +199,7 @@ func TestLoadTenAgents(t *testing.T) {
 	e.loadDaemon()
 	hosts := make([]*mcpAgent, loadAgents)
 	for i := range hosts {
-		hosts[i] = startMCPAgent(t, e.home, fmt.Sprintf("load-agent-%d", i+1))
+		hosts[i] = startMCPAgent(t, e.Home, fmt.Sprintf("load-agent-%d", i+1))
 	}
 
 	start := time.Now()
@@ -246,7 +226,7 @@ func TestLoadTenAgents(t *testing.T) {
 	}
 
 	var tasks []api.Task
-	e.json(&tasks, "history")
+	e.JSON(&tasks, "history")
 	total := 0
 	devices := map[string]bool{}
 	for _, task := range tasks {
@@ -265,7 +245,7 @@ func TestLoadTenAgents(t *testing.T) {
 		return
 	}
 	var detail api.TaskDetail
-	e.json(&detail, "history", "show", tasks[0].ID)
+	e.JSON(&detail, "history", "show", tasks[0].ID)
 	for i, s := range detail.StepList {
 		tool, _ := loadAction("", i-1)
 		switch i {
@@ -291,7 +271,7 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	d := e.loadDaemon()
 	hosts := make([]*mcpAgent, loadAgents)
 	for i := range hosts {
-		hosts[i] = startMCPAgent(t, e.home, fmt.Sprintf("crash-agent-%d", i+1))
+		hosts[i] = startMCPAgent(t, e.Home, fmt.Sprintf("crash-agent-%d", i+1))
 	}
 
 	var acted atomic.Int64
@@ -330,7 +310,7 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	// The next daemon ends the tasks the dead one left open.
 	d = e.loadDaemon()
 	var tasks []api.Task
-	e.json(&tasks, "history")
+	e.JSON(&tasks, "history")
 	for _, task := range tasks {
 		if task.Outcome != "daemon_restarted" {
 			t.Errorf("task %s on %s: got outcome %q; want daemon_restarted", task.ID, task.Device, task.Outcome)
@@ -344,7 +324,7 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	}
 
 	// Read the database itself: the history API does not show step ids.
-	store, err := history.Open(home.Dirs{Home: e.home}.Database())
+	store, err := history.Open(home.Dirs{Home: e.Home}.Database())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,118 +365,6 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	t.Logf("after the restart: all %d answered steps are in the history, and %d steps whose answer the kill lost", acked, inFlight)
 }
 
-// rawMCP writes JSON-RPC lines to a `pinky mcp` process byte for byte, for
-// what a well-behaved client library never sends.
-type rawMCP struct {
-	t     *testing.T
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	lines chan []byte
-	log   *logBuffer
-}
-
-// rawResponse is a JSON-RPC response: a tool result or an error.
-type rawResponse struct {
-	ID     json.RawMessage `json:"id"`
-	Result *struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError           bool           `json:"isError"`
-		StructuredContent map[string]any `json:"structuredContent"`
-	} `json:"result"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-func (r rawResponse) String() string {
-	switch {
-	case r.Error != nil:
-		return fmt.Sprintf("JSON-RPC error %d %q", r.Error.Code, r.Error.Message)
-	case r.Result != nil && len(r.Result.Content) > 0:
-		return fmt.Sprintf("result (isError %v) %q", r.Result.IsError, r.Result.Content[0].Text)
-	}
-	return "empty response"
-}
-
-func (e *env) rawMCP() *rawMCP {
-	e.t.Helper()
-	r := &rawMCP{t: e.t, cmd: e.cmd("mcp"), lines: make(chan []byte, 16), log: &logBuffer{}}
-	r.cmd.Env = append(r.cmd.Env, "PINKY_SIM=1")
-	r.cmd.Stderr = r.log
-	var err error
-	if r.in, err = r.cmd.StdinPipe(); err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := r.cmd.StdoutPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := r.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() {
-		r.in.Close()
-		r.cmd.Wait()
-	})
-	go func() {
-		defer close(r.lines)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		for sc.Scan() {
-			r.lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
-	r.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-client","version":"0"}}}`)
-	if res := r.response(`"init"`); res.Error != nil {
-		e.t.Fatalf("initialize: %v", res)
-	}
-	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return r
-}
-
-// send writes one line.
-func (r *rawMCP) send(line string) {
-	r.t.Helper()
-	if _, err := io.WriteString(r.in, line+"\n"); err != nil {
-		r.t.Fatalf("writing to pinky mcp: %v\nits stderr: %s", err, r.log)
-	}
-}
-
-// response reads lines until the response with the given id (JSON: `7`,
-// `"init"`, `null`), skipping notifications.
-func (r *rawMCP) response(id string) rawResponse {
-	r.t.Helper()
-	timeout := time.After(15 * time.Second)
-	for {
-		select {
-		case line, ok := <-r.lines:
-			if !ok {
-				r.t.Fatalf("pinky mcp closed stdout waiting for response %s\nits stderr: %s", id, r.log)
-			}
-			var res rawResponse
-			if err := json.Unmarshal(line, &res); err != nil {
-				r.t.Fatalf("pinky mcp wrote a line that is not JSON: %v: %q", err, line)
-			}
-			if string(res.ID) == id || (id == "null" && res.ID == nil) {
-				return res
-			}
-		case <-timeout:
-			r.t.Fatalf("no response %s within 15 s\nits stderr: %s", id, r.log)
-		}
-	}
-}
-
-// call sends a tools/call with the given id and raw arguments JSON, and
-// returns its response.
-func (r *rawMCP) call(id int, tool, args string) rawResponse {
-	r.t.Helper()
-	r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
-	return r.response(fmt.Sprint(id))
-}
-
 // TestMCPMalformedInput sends what a broken or hostile client might through
 // a real `pinky mcp` process: each gets a tool error or a JSON-RPC error
 // that says what is wrong, the process keeps serving, and the history gets
@@ -504,8 +372,8 @@ func (r *rawMCP) call(id int, tool, args string) rawResponse {
 func TestMCPMalformedInput(t *testing.T) {
 	e := newEnv(t)
 	e.loadDaemon()
-	r := e.rawMCP()
-	if res := r.call(1, "phone_connect", `{"device":"sim-1","task":"check malformed input"}`); res.Result == nil || res.Result.IsError {
+	r := e.RawMCP()
+	if res := r.Call(1, "phone_connect", `{"device":"sim-1","task":"check malformed input"}`); res.Result == nil || res.Result.IsError {
 		t.Fatalf("phone_connect: %v", res)
 	}
 	mib := strings.Repeat("a", 1<<20)
@@ -547,9 +415,9 @@ func TestMCPMalformedInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id++
-			r.t = t
-			r.send(fmt.Sprintf(tt.line, id))
-			res := r.response(fmt.Sprint(id))
+			r.T = t
+			r.Send(fmt.Sprintf(tt.line, id))
+			res := r.Response(fmt.Sprint(id))
 			switch {
 			case tt.code != 0 && (res.Error == nil || res.Error.Code != tt.code || res.Error.Message == ""):
 				t.Errorf("got %v; want JSON-RPC error %d with a message", res, tt.code)
@@ -558,17 +426,17 @@ func TestMCPMalformedInput(t *testing.T) {
 				t.Errorf("got %v; want a tool error starting %q", res, tt.text)
 			}
 			id++
-			if res := r.call(id, "phone_list", `{}`); res.Result == nil || res.Result.IsError {
+			if res := r.Call(id, "phone_list", `{}`); res.Result == nil || res.Result.IsError {
 				t.Errorf("phone_list after it: got %v; want the phones", res)
 			}
 		})
 	}
-	r.t = t
+	r.T = t
 
 	// Lines that are not JSON-RPC at all get a parse error with a null id.
 	for _, line := range []string{"not json", `{"jsonrpc":"2.0","id":9,"method":"tools/call"` /* cut short */, "\xff\xfe\xfd"} {
-		r.send(line)
-		if res := r.response("null"); res.Error == nil || res.Error.Code != mcp.PARSE_ERROR {
+		r.Send(line)
+		if res := r.Response("null"); res.Error == nil || res.Error.Code != mcp.PARSE_ERROR {
 			t.Errorf("%q: got %v; want a parse error", line, res)
 		}
 	}
@@ -576,19 +444,19 @@ func TestMCPMalformedInput(t *testing.T) {
 	// A call whose arguments pass their checks but that the phone refuses is
 	// a step, recorded with its code; the calls refused for their arguments
 	// above never reached a phone and left no step.
-	if res := r.call(500, "phone_tap", `{"device":"sim-1","text":"No such button"}`); res.Result == nil || !strings.HasPrefix(res.Result.Content[0].Text, "not_found:") {
+	if res := r.Call(500, "phone_tap", `{"device":"sim-1","text":"No such button"}`); res.Result == nil || !strings.HasPrefix(res.Result.Content[0].Text, "not_found:") {
 		t.Errorf("tap on a missing text: got %v; want not_found", res)
 	}
-	if res := r.call(501, "phone_release", `{"device":"sim-1"}`); res.Result == nil || res.Result.IsError {
+	if res := r.Call(501, "phone_release", `{"device":"sim-1"}`); res.Result == nil || res.Result.IsError {
 		t.Fatalf("phone_release: %v", res)
 	}
 	var tasks []api.Task
-	e.json(&tasks, "history")
+	e.JSON(&tasks, "history")
 	if len(tasks) != 1 {
 		t.Fatalf("history: got %+v; want one task", tasks)
 	}
 	var detail api.TaskDetail
-	e.json(&detail, "history", "show", tasks[0].ID)
+	e.JSON(&detail, "history", "show", tasks[0].ID)
 	var got []string
 	for _, s := range detail.StepList {
 		got = append(got, fmt.Sprintf("%d %s %s", s.Seq, s.Tool, s.Outcome))
@@ -596,7 +464,7 @@ func TestMCPMalformedInput(t *testing.T) {
 	if want := []string{"1 phone_connect ok", "2 phone_tap not_found", "3 phone_release ok"}; !slices.Equal(got, want) {
 		t.Errorf("steps: got %q; want %q", got, want)
 	}
-	if r.cmd.ProcessState != nil {
-		t.Errorf("pinky mcp exited: %v", r.cmd.ProcessState)
+	if r.Proc.ProcessState != nil {
+		t.Errorf("pinky mcp exited: %v", r.Proc.ProcessState)
 	}
 }

@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"context"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -14,16 +16,16 @@ import (
 
 // call calls the daemon's local API as the person's clients do.
 func (e *env) call(method string, params, out any) {
-	e.t.Helper()
+	e.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := api.Dial(ctx, filepath.Join(e.home, "pinky.sock"))
+	c, err := api.Dial(ctx, filepath.Join(e.Home, "pinky.sock"))
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	defer c.Close()
 	if err := c.Call(ctx, method, params, out); err != nil {
-		e.t.Fatalf("%s: %v", method, err)
+		e.T.Fatalf("%s: %v", method, err)
 	}
 }
 
@@ -50,39 +52,39 @@ func decodeFrames(t *testing.T, path string) (w, h int, frames [][]byte) {
 func TestRecordingPrivacy(t *testing.T) {
 	testdep.Need(t, "ffmpeg")
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "off")
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	dev := onDevice("sim-android-1")
-	h.ok("phone_connect", dev("task", "privacy"), "Pixel Launcher")
+	e.Daemon("--sim", "--console", "off")
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", dev("task", "privacy"), "Pixel Launcher")
 	var home sdk.Screen
-	e.json(&home, "driver", "screen", "sim-android-1")
+	e.JSON(&home, "driver", "screen", "sim-android-1")
 	time.Sleep(time.Second)
-	h.ok("phone_observe", dev(), "") // vouches for the home screen's frames, which came after the connect's read
+	h.OK("phone_observe", dev(), "") // vouches for the home screen's frames, which came after the connect's read
 
 	// The person opens the bank (a blocked app) in hand, and hands the phone back with it open.
 	e.call(api.MethodTakeOver, api.DeviceParams{Device: "sim-android-1"}, nil)
 	bankIcon := center(t, home, "Bank")
 	e.call(api.MethodInput, api.InputParams{Device: "sim-android-1", Kind: "tap", X: bankIcon.X, Y: bankIcon.Y}, nil)
 	var bank sdk.Screen
-	e.eventually("the bank is open", func() bool {
-		e.json(&bank, "driver", "screen", "sim-android-1")
+	e.Eventually("the bank is open", func() bool {
+		e.JSON(&bank, "driver", "screen", "sim-android-1")
 		return bank.App.ID == "com.pinky.sim.bank"
 	})
 	signIn := center(t, bank, "Sign in")
 	time.Sleep(1500 * time.Millisecond)
 	e.call(api.MethodHandBack, api.DeviceParams{Device: "sim-android-1"}, nil)
-	h.fails("phone_observe", dev(), "blocked_app")
+	h.Fails("phone_observe", dev(), "blocked_app")
 	time.Sleep(4 * time.Second) // held packets wait, the recorder reads for itself: still the bank
-	h.ok("phone_key", dev("key", "home"), "")
+	h.OK("phone_key", dev("key", "home"), "")
 	time.Sleep(1500 * time.Millisecond)
-	h.ok("phone_observe", dev(), "Pixel Launcher")
-	h.ok("phone_release", dev(), "")
+	h.OK("phone_observe", dev(), "Pixel Launcher")
+	h.OK("phone_release", dev(), "")
 
 	task := e.lastTask(t)
-	e.eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
-	w, hh, frames := decodeFrames(t, filepath.Join(e.home, "recordings", task.ID+".mp4"))
+	e.Eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
+	w, hh, frames := decodeFrames(t, filepath.Join(e.Home, "recordings", task.ID+".mp4"))
 	blue := func(f []byte, p sdk.Point) bool { // #0b5394, the bank's colour
 		x, y := p.X*w/home.Width, p.Y*hh/home.Height
 		i := (y*w + x) * 3

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/binary"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,18 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testdep"
+
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
 // agentTask runs a task on the unlocked sim-android-1 over MCP: it opens
 // Notes and types, with pauses so that the recording spans several
 // fragments. It returns the host, still holding the phone.
-func (e *env) agentTask(t *testing.T) *stdioHost {
+func (e *env) agentTask(t *testing.T) *e2e.Host {
 	t.Helper()
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "Pixel Launcher")
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	h.OK("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "Pixel Launcher")
 	for _, step := range []struct {
 		tool string
 		args map[string]any
@@ -34,7 +36,7 @@ func (e *env) agentTask(t *testing.T) *stdioHost {
 	} {
 		time.Sleep(700 * time.Millisecond)
 		step.args["device"] = "sim-android-1"
-		h.ok(step.tool, step.args, "")
+		h.OK(step.tool, step.args, "")
 	}
 	return h
 }
@@ -43,7 +45,7 @@ func (e *env) agentTask(t *testing.T) *stdioHost {
 func (e *env) lastTask(t *testing.T) api.Task {
 	t.Helper()
 	var ts []api.Task
-	e.json(&ts, "history")
+	e.JSON(&ts, "history")
 	if len(ts) == 0 {
 		t.Fatal("no task in the history")
 	}
@@ -124,16 +126,16 @@ func trunSamples(b []byte) (n int) {
 func TestTaskRecording(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "off")
+	e.Daemon("--sim", "--console", "off")
 	h := e.agentTask(t)
-	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	task := e.lastTask(t)
 	var d api.TaskDetail
-	e.eventually("the recording's row", func() bool {
-		e.json(&d, "history", "show", task.ID)
+	e.Eventually("the recording's row", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
 		return d.Recording
 	})
-	path := filepath.Join(e.home, "recordings", task.ID+".mp4")
+	path := filepath.Join(e.Home, "recordings", task.ID+".mp4")
 	codec, w, hh, frames := ffprobeFrames(t, path)
 	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
 		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
@@ -149,8 +151,8 @@ func TestTaskRecording(t *testing.T) {
 		t.Errorf("the last step is %d ms into the video; the task took over two seconds", last)
 	}
 	// Every step mark is inside the video, so that a viewer can seek to it.
-	e.eventually("the recording covers every step", func() bool {
-		e.json(&d, "history", "show", task.ID)
+	e.Eventually("the recording covers every step", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
 		return d.RecordingMS >= d.StepList[len(d.StepList)-1].VideoAtMS
 	})
 }
@@ -160,11 +162,11 @@ func TestTaskRecording(t *testing.T) {
 func TestRecordingSurvivesKill9(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	d := e.daemon("--sim", "--console", "off")
+	d := e.Daemon("--sim", "--console", "off")
 	e.agentTask(t)
 	task := e.lastTask(t)
-	path := filepath.Join(e.home, "recordings", task.ID+".mp4")
-	e.eventually("two fragments on disk", func() bool {
+	path := filepath.Join(e.Home, "recordings", task.ID+".mp4")
+	e.Eventually("two fragments on disk", func() bool {
 		b, _ := os.ReadFile(path)
 		n, _ := fragments(t, b)
 		return n >= 2

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
 // TestSecretsNeverLeave runs the virtual phone's flows that show one-time
@@ -24,7 +26,7 @@ rules:
     commit: any
     decision: ask
 `
-	if err := os.WriteFile(filepath.Join(e.home, "policy.yaml"), []byte(policy), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, "policy.yaml"), []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// The default world, with the Bank's one-time code already in the
@@ -43,24 +45,24 @@ rules:
 	if err := os.WriteFile(worldPath, world, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := e.stdioHost("PINKY_SIM=1", "PINKY_SIM_WORLD="+worldPath)
-	h.initialize()
-	e.unlock("sim-android-1")
+	h := e.StdioHost("PINKY_SIM=1", "PINKY_SIM_WORLD="+worldPath)
+	h.Initialize()
+	e.Unlock("sim-android-1")
 	const password = "hunter2-Secret!"
 	dev := map[string]any{"device": "sim-android-1"}
-	with := onDevice("sim-android-1")
-	h.ok("phone_connect", with("task", "check my sign-in codes"), "Pixel Launcher")
-	h.ok("phone_launch", with("app", "Bank"), "Sign in")
-	h.ok("phone_type", with("field", "Username", "text", "ana"), "ana")
-	h.fails("phone_type", with("field", "Password", "text", password), "credentials")
-	h.ok("phone_launch", with("app", "Authenticator"), "Authenticator")
-	h.ok("phone_observe", with("full", true, "screenshot", true), "Google")
-	h.ok("phone_notifications", dev, "Your code is ••••••")
-	h.ok("phone_release", dev, "")
+	with := e2e.OnDevice("sim-android-1")
+	h.OK("phone_connect", with("task", "check my sign-in codes"), "Pixel Launcher")
+	h.OK("phone_launch", with("app", "Bank"), "Sign in")
+	h.OK("phone_type", with("field", "Username", "text", "ana"), "ana")
+	h.Fails("phone_type", with("field", "Password", "text", password), "credentials")
+	h.OK("phone_launch", with("app", "Authenticator"), "Authenticator")
+	h.OK("phone_observe", with("full", true, "screenshot", true), "Google")
+	h.OK("phone_notifications", dev, "Your code is ••••••")
+	h.OK("phone_release", dev, "")
 
 	// The codes, as the phone shows them, read with the person's tool.
 	var raw struct{ Elements []struct{ Text string } }
-	out, errs, code := e.run("driver", "screen", "sim-android-1", "--json")
+	out, errs, code := e.Run("driver", "screen", "sim-android-1", "--json")
 	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil {
 		t.Fatalf("driver screen: %s", errs)
 	}
@@ -74,14 +76,12 @@ rules:
 		t.Fatalf("found %d code forms on the Authenticator screen; the test needs the codes", len(secrets))
 	}
 	secrets = append(secrets, password, "482913")
-	if _, errs, code := e.run("stop-daemon"); code != 0 {
+	if _, errs, code := e.Run("stop-daemon"); code != 0 {
 		t.Fatalf("stop-daemon: %s", errs)
 	}
 
 	// Every MCP response.
-	h.mu.Lock()
-	responses, _ := json.Marshal(h.lines)
-	h.mu.Unlock()
+	responses, _ := json.Marshal(h.Lines())
 	check := func(where string, data []byte) {
 		for _, s := range secrets {
 			if bytes.Contains(data, []byte(s)) {
@@ -92,7 +92,7 @@ rules:
 	check("the MCP responses", responses)
 	// Every file of the data folder: the database (and its WAL), media, logs, policy.
 	files := 0
-	filepath.Walk(e.home, func(path string, info os.FileInfo, err error) error {
+	filepath.Walk(e.Home, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return nil
 		}
@@ -101,7 +101,7 @@ rules:
 			return nil
 		}
 		files++
-		check(strings.TrimPrefix(path, e.home), data)
+		check(strings.TrimPrefix(path, e.Home), data)
 		return nil
 	})
 	if files < 3 {

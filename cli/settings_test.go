@@ -3,12 +3,13 @@ package cli_test
 import (
 	"database/sql"
 	"encoding/json"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
 
 	_ "github.com/mattn/go-sqlite3" // to age a task in the history
 	"github.com/pinky-gateway/pinky/gateway/settings"
@@ -19,23 +20,23 @@ import (
 // but not its reads.
 func TestSettingsAndReadOnly(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "off")
+	e.Daemon("--sim", "--console", "off")
 	var s settings.Settings
-	e.json(&s, "settings")
+	e.JSON(&s, "settings")
 	if s != settings.Defaults() {
 		t.Errorf("a new data folder's settings: %+v, want %+v", s, settings.Defaults())
 	}
-	if _, errs, code := e.run("settings", "--retention-days", "-2"); code == 0 || !strings.Contains(errs, "retention_days") {
+	if _, errs, code := e.Run("settings", "--retention-days", "-2"); code == 0 || !strings.Contains(errs, "retention_days") {
 		t.Errorf("a negative retention: exit %d, %q; want an error naming retention_days", code, errs)
 	}
-	if _, errs, code := e.run("settings", "--recording", "maybe"); code == 0 || !strings.Contains(errs, "on or off") {
+	if _, errs, code := e.Run("settings", "--recording", "maybe"); code == 0 || !strings.Contains(errs, "on or off") {
 		t.Errorf("--recording maybe: exit %d, %q; want on or off", code, errs)
 	}
-	out, errs, code := e.run("settings", "--read-only", "on", "--retention-days", "7")
+	out, errs, code := e.Run("settings", "--read-only", "on", "--retention-days", "7")
 	if code != 0 || !strings.Contains(out, "read-only  on") || !strings.Contains(out, "7 days") {
 		t.Fatalf("pinky settings --read-only on --retention-days 7: exit %d\n%s%s", code, out, errs)
 	}
-	b, err := os.ReadFile(filepath.Join(e.home, "settings.json"))
+	b, err := os.ReadFile(filepath.Join(e.Home, "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,17 +45,17 @@ func TestSettingsAndReadOnly(t *testing.T) {
 		t.Errorf("settings.json after the change: %s (%v)", b, err)
 	}
 
-	e.unlock("sim-android-1")
-	h := e.stdioHost()
-	h.initialize()
-	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "look around"}, "Pixel Launcher")
-	h.ok("phone_observe", map[string]any{"device": "sim-android-1"}, "")
-	text, isErr := h.tool("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"})
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	h.OK("phone_connect", map[string]any{"device": "sim-android-1", "task": "look around"}, "Pixel Launcher")
+	h.OK("phone_observe", map[string]any{"device": "sim-android-1"}, "")
+	text, isErr := h.Tool("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"})
 	if !isErr || !strings.HasPrefix(text, "scope_denied:") || !strings.Contains(text, "read-only") {
 		t.Errorf("a tap in read-only mode: error=%v %q; want scope_denied naming read-only", isErr, text)
 	}
-	e.run("settings", "--read-only", "off")
-	h.ok("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"}, "Notes")
+	e.Run("settings", "--read-only", "off")
+	h.OK("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"}, "Notes")
 }
 
 // TestRetentionAtStart: a daemon that starts deletes the tasks that ended
@@ -63,18 +64,18 @@ func TestSettingsAndReadOnly(t *testing.T) {
 func TestRetentionAtStart(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	d := e.daemon("--sim", "--console", "off")
+	d := e.Daemon("--sim", "--console", "off")
 	h := e.agentTask(t)
-	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	old := e.lastTask(t)
-	e.eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
-	h.ok("phone_connect", map[string]any{"device": "sim-android-1", "task": "a recent task"}, "")
-	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
-	e.run("stop-daemon")
+	e.Eventually("the recording's row", func() bool { return e.lastTask(t).Recording })
+	h.OK("phone_connect", map[string]any{"device": "sim-android-1", "task": "a recent task"}, "")
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	e.Run("stop-daemon")
 	d.Wait()
 
 	// The first task ended 40 days ago, as far as the history knows.
-	db, err := sql.Open("sqlite3", filepath.Join(e.home, "history.db"))
+	db, err := sql.Open("sqlite3", filepath.Join(e.Home, "history.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,14 +84,14 @@ func TestRetentionAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	video := filepath.Join(e.home, "recordings", old.ID+".mp4")
+	video := filepath.Join(e.Home, "recordings", old.ID+".mp4")
 	if _, err := os.Stat(video); err != nil {
 		t.Fatalf("the old task's recording before the restart: %v", err)
 	}
 
-	e.daemon("--sim", "--console", "off")
-	e.eventually("the old task is deleted", func() bool {
-		_, _, code := e.run("history", "show", old.ID)
+	e.Daemon("--sim", "--console", "off")
+	e.Eventually("the old task is deleted", func() bool {
+		_, _, code := e.Run("history", "show", old.ID)
 		return code != 0
 	})
 	if _, err := os.Stat(video); !os.IsNotExist(err) {
@@ -104,17 +105,17 @@ func TestRetentionAtStart(t *testing.T) {
 // TestRecordingOff: with recording off, an agent's task leaves no video.
 func TestRecordingOff(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim", "--console", "off")
-	if out, errs, code := e.run("settings", "--recording", "off"); code != 0 || !strings.Contains(out, "recording  off") {
+	e.Daemon("--sim", "--console", "off")
+	if out, errs, code := e.Run("settings", "--recording", "off"); code != 0 || !strings.Contains(out, "recording  off") {
 		t.Fatalf("pinky settings --recording off: exit %d\n%s%s", code, out, errs)
 	}
 	h := e.agentTask(t)
-	h.ok("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	time.Sleep(500 * time.Millisecond) // a recording would have its first fragment by now
 	if e.lastTask(t).Recording {
 		t.Error("the history has a recording of a task run with recording off")
 	}
-	if files, _ := filepath.Glob(filepath.Join(e.home, "recordings", "*")); len(files) > 0 {
+	if files, _ := filepath.Glob(filepath.Join(e.Home, "recordings", "*")); len(files) > 0 {
 		t.Errorf("files in the recordings folder with recording off: %v", files)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/e2e"
+
 	"github.com/pinky-gateway/pinky/gateway/events"
 )
 
@@ -26,15 +28,15 @@ type watcher struct {
 }
 
 func (e *env) watch(args ...string) *watcher {
-	e.t.Helper()
-	w := &watcher{t: e.t, cmd: e.cmd(append([]string{"watch"}, args...)...), more: make(chan struct{}, 1), done: make(chan struct{})}
+	e.T.Helper()
+	w := &watcher{t: e.T, cmd: e.Cmd(append([]string{"watch"}, args...)...), more: make(chan struct{}, 1), done: make(chan struct{})}
 	stdout, err := w.cmd.StdoutPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	w.cmd.Stderr = &w.stderr
 	if err := w.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	go func() {
 		defer close(w.done)
@@ -44,7 +46,7 @@ func (e *env) watch(args ...string) *watcher {
 			w.code = ee.ExitCode()
 		}
 	}()
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		w.cmd.Process.Kill()
 		<-w.done
 	})
@@ -96,22 +98,22 @@ func (w *watcher) until(what string, cond func(line string) bool) {
 // exits 1.
 func TestWatch(t *testing.T) {
 	e := newEnv(t)
-	e.daemon("--sim")
+	e.Daemon("--sim")
 	jw := e.watch("--json", "--since", "0")
 	plain := e.watch("--since", "0")
 
-	h := e.stdioHost()
-	h.initialize()
-	e.unlock("sim-android-1")
-	with := onDevice("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	e.Unlock("sim-android-1")
+	with := e2e.OnDevice("sim-android-1")
 	const typed = "zebra-quartz-4711"
-	h.ok("phone_connect", with("task", "watch: write to Ben"), "")
-	h.ok("phone_launch", with("app", "Messages"), "Ben Okafor")
-	h.ok("phone_tap", with("text", "Ben Okafor"), "")
-	h.ok("phone_type", with("field", "Text message", "text", typed), typed)
+	h.OK("phone_connect", with("task", "watch: write to Ben"), "")
+	h.OK("phone_launch", with("app", "Messages"), "Ben Okafor")
+	h.OK("phone_tap", with("text", "Ben Okafor"), "")
+	h.OK("phone_type", with("field", "Text message", "text", typed), typed)
 	e.approveNext(t) // opening a URL commits: the person approves it
-	h.ok("phone_open_url", with("url", "https://example.com/"), "")
-	h.ok("phone_release", with(), "")
+	h.OK("phone_open_url", with("url", "https://example.com/"), "")
+	h.OK("phone_release", with(), "")
 
 	jw.until("the lease's end", func(l string) bool { return strings.Contains(l, `"lease.ended"`) })
 	var got []events.Event
@@ -177,7 +179,7 @@ func TestWatch(t *testing.T) {
 	}
 
 	// A phone that goes away and comes back.
-	if _, errs, code := e.run("driver", "restart", "sim"); code != 0 {
+	if _, errs, code := e.Run("driver", "restart", "sim"); code != 0 {
 		t.Fatalf("driver restart: %s", errs)
 	}
 	for _, kind := range []string{events.DeviceOffline, events.DeviceOnline} {
@@ -187,7 +189,7 @@ func TestWatch(t *testing.T) {
 	}
 
 	// The daemon goes away: watch says so and exits 1.
-	if _, errs, code := e.run("stop-daemon"); code != 0 {
+	if _, errs, code := e.Run("stop-daemon"); code != 0 {
 		t.Fatalf("stop-daemon: %s", errs)
 	}
 	for _, w := range []*watcher{jw, plain} {
@@ -205,7 +207,7 @@ func TestWatch(t *testing.T) {
 // TestWatchWithoutDaemon fails at once, naming the missing daemon.
 func TestWatchWithoutDaemon(t *testing.T) {
 	e := newEnv(t)
-	_, errs, code := e.run("watch")
+	_, errs, code := e.Run("watch")
 	if code != 1 || !strings.Contains(errs, "no pinky daemon") {
 		t.Errorf("pinky watch without a daemon: exit %d, %q; want 1 naming the daemon", code, errs)
 	}
