@@ -3,6 +3,7 @@ package testdep
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,22 @@ func TestNeedFailsInCI(t *testing.T) {
 	}
 	if p := Need(t, "pinky-no-such-program", "sh"); p == "" {
 		t.Error("Need found no sh")
+	}
+}
+
+// TestImmutable: an immutable file cannot be written, even by root, and
+// can once the flag is cleared.
+func TestImmutable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clear := Immutable(t, path)
+	if err := os.WriteFile(path, []byte("y"), 0o600); err == nil {
+		t.Error("wrote an immutable file")
+	}
+	clear()
+	if err := os.WriteFile(path, []byte("y"), 0o600); err != nil {
+		t.Errorf("writing the file once the flag is cleared: %v", err)
 	}
 }
