@@ -143,6 +143,7 @@ func (d *Driver) LockEvents() bool { return true }
 type fileStamp struct {
 	mod  time.Time
 	size int64
+	mode os.FileMode // a chmod 600 makes a refused list readable
 	ok   bool
 }
 
@@ -169,7 +170,7 @@ func (d *Driver) run() {
 func (d *Driver) reload() {
 	st := fileStamp{}
 	if fi, err := os.Stat(d.cfg.Path); err == nil {
-		st = fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+		st = fileStamp{mod: fi.ModTime(), size: fi.Size(), mode: fi.Mode(), ok: true}
 	}
 	d.mu.Lock()
 	same := d.loaded && st == d.stamp

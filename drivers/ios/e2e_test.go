@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -532,6 +533,33 @@ func TestVideoReconnect(t *testing.T) {
 	eventually(t, "the stream goes on with a new config and a key frame", func() bool {
 		c, k := counts()
 		return c > c0 && k >= 1
+	})
+}
+
+// TestListReadableByOthers: a phone list with pairing secrets that others
+// may read is not used (whoever read a secret can watch the phone's
+// screen); once the person makes it private with chmod, the driver picks
+// the phones up without another edit.
+func TestListReadableByOthers(t *testing.T) {
+	r := newRig(t, rigOpt{video: true})
+	if err := os.Chmod(r.path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(Config{Path: r.path, Poll: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	time.Sleep(300 * time.Millisecond) // several polls
+	if _, err := d.phone(phoneID); err == nil {
+		t.Fatal("the driver uses a list of secrets that anyone may read")
+	}
+	if err := os.Chmod(r.path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the driver lists the phone after chmod 600", func() bool {
+		_, err := d.phone(phoneID)
+		return err == nil
 	})
 }
 

@@ -2,9 +2,11 @@
 // $PINKY_HOME/ios.yaml. `pinky ios add|remove|list` edit it and
 // pinky-driver-ios reads it, picking up changes while it runs.
 //
-// The file holds each phone's pairing secret for its video, so it is written
+// The file holds each phone's pairing secret, the key that authenticates
+// and encrypts its broadcast (drivers/ios/VIDEO.md), so it is written
 // readable by its owner only, and replaced atomically (a temporary file
-// renamed over it) so a reader never sees half a file.
+// renamed over it) so a reader never sees half a file. A file with secrets
+// that others can read is refused, as ssh refuses such a key.
 package config
 
 import (
@@ -21,6 +23,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/pinky-gateway/pinky/drivers/ios/video"
 	"github.com/pinky-gateway/pinky/internal/atomicfile"
 )
 
@@ -62,14 +65,19 @@ type Video struct {
 	// dial; Dial is the phone's HOST:PORT for the driver to dial. One is set.
 	Listen string `yaml:"listen,omitempty"`
 	Dial   string `yaml:"dial,omitempty"`
-	// Secret is the pairing secret, as the phone's broadcast app shows it.
+	// Secret is the pairing secret in its text form (video.FormatSecret),
+	// as the person enters it in the phone's broadcast app. It
+	// authenticates both ends and keys the broadcast's encryption.
 	Secret string `yaml:"secret"`
 }
 
 // Path is the file's path in the data folder home.
 func Path(home string) string { return filepath.Join(home, FileName) }
 
-// Load reads the file at path; a missing file is an empty list.
+// Load reads the file at path; a missing file is an empty list. A file
+// that holds pairing secrets and that its group or others may read is an
+// error that says how to fix it: whoever read a secret can watch the
+// phone's screen.
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -78,7 +86,26 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data)
+	f, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 && f.hasSecrets() {
+		return nil, fmt.Errorf("%s is readable by others (mode %04o) and holds pairing secrets: run chmod 600 %s, "+
+			"and if someone else may have read it, pair the phones again (pinky ios remove, then pinky ios add)",
+			path, st.Mode().Perm(), path)
+	}
+	return f, nil
+}
+
+// hasSecrets reports whether a phone in f has a pairing secret.
+func (f *File) hasSecrets() bool {
+	for _, p := range f.Phones {
+		if p.Video != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Parse parses and checks the file's content.
@@ -136,6 +163,9 @@ func (f *File) Check() error {
 			}
 			if strings.TrimSpace(v.Secret) == "" {
 				return fmt.Errorf("%s: video: no pairing secret (pinky ios add makes one)", where)
+			}
+			if _, err := video.ParseSecret(v.Secret); err != nil {
+				return fmt.Errorf("%s: video: %w", where, err)
 			}
 		}
 		for _, a := range p.Apps {

@@ -13,7 +13,7 @@ func TestSaveLoad(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "home", FileName)
 	want := &File{Phones: []Phone{
 		{ID: "ios-ana", Name: "Ana's iPhone", WDA: "http://192.168.1.20:8100",
-			Video: &Video{Listen: ":7420", Secret: "abcd-efgh"}, Apps: []App{{ID: "com.example.app", Label: "Example"}}},
+			Video: &Video{Listen: ":7420", Secret: testSecret}, Apps: []App{{ID: "com.example.app", Label: "Example"}}},
 		{ID: "ios-ben", Name: "Ben", WDA: "http://10.0.0.2:8100", MJPEG: "off"},
 	}}
 	if err := Save(path, want); err != nil {
@@ -36,6 +36,48 @@ func TestSaveLoad(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// testSecret is a pairing secret in its text form (the bytes 00 01 … 1f).
+const testSecret = "AAAQ-EAYE-AUDA-OCAJ-BIFQ-YDIO-B4IB-CEQT-CQKR-MFYY-DENB-WHA5-DYPQ"
+
+// TestLoadRefusesReadableSecrets: a list with pairing secrets that others
+// may read is refused, saying how to fix it; without secrets it is read.
+func TestLoadRefusesReadableSecrets(t *testing.T) {
+	withSecret := &File{Phones: []Phone{{ID: "ios-ana", WDA: "http://h:8100", Video: &Video{Listen: ":7420", Secret: testSecret}}}}
+	without := &File{Phones: []Phone{{ID: "ios-ben", WDA: "http://h:8100"}}}
+	tests := []struct {
+		name    string
+		f       *File
+		mode    os.FileMode
+		wantErr string
+	}{
+		{"secrets, owner only", withSecret, 0o600, ""},
+		{"secrets, group may read", withSecret, 0o640, "mode 0640"},
+		{"secrets, anyone may read", withSecret, 0o644, "chmod 600"},
+		{"no secrets, anyone may read", without, 0o644, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName)
+			if err := Save(path, tt.f); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tt.mode); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(path)
+			if tt.wantErr == "" {
+				if err != nil || len(got.Phones) != 1 {
+					t.Errorf("Load: got %v, %v; want the list", got, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "pairing secrets") {
+				t.Errorf("Load: got %v; want an error saying %q about the pairing secrets", err, tt.wantErr)
+			}
+		})
 	}
 }
 
@@ -62,6 +104,7 @@ func TestParseErrors(t *testing.T) {
 		{"no video address", "phones: [{id: a, wda: 'http://h:8100', video: {secret: s}}]", "exactly one"},
 		{"dial without host", "phones: [{id: a, wda: 'http://h:8100', video: {dial: ':1', secret: s}}]", "no host"},
 		{"no secret", "phones: [{id: a, wda: 'http://h:8100', video: {listen: ':1'}}]", "secret"},
+		{"a secret mistyped", "phones: [{id: a, wda: 'http://h:8100', video: {listen: ':1', secret: 'AAAQ-EAYE-AUDA'}}]", "pairing secret: 7 bytes; want 32"},
 		{"bad mjpeg", "phones: [{id: a, wda: 'http://h:8100', mjpeg: 'h'}]", "mjpeg"},
 		{"bad app", "phones: [{id: a, wda: 'http://h:8100', apps: [{label: X}]}]", "bundle id"},
 		{"unknown field", "phones: [{id: a, wda: 'http://h:8100', colour: red}]", "colour"},

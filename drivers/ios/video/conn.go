@@ -1,7 +1,6 @@
 package video
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -26,8 +25,7 @@ const (
 
 	closeGrace = 500 * time.Millisecond // to write a last STOP or ERROR
 	readBuffer = 64 << 10
-	writeChunk = 256 << 10 // the write deadline restarts after each chunk
-	maxCtrl    = 64        // queued small messages; more means the peer is not reading
+	maxCtrl    = 64 // queued small messages; more means the peer is not reading
 )
 
 // idleReader sets the connection's read deadline before each read, so a
@@ -48,12 +46,14 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	return r.nc.Read(p)
 }
 
-// conn is an authenticated connection. Its writer goroutine owns the
-// socket's writes, sending queued small messages before video; its reader
-// runs in the goroutine that calls run.
+// conn is an authenticated, encrypted connection. Its writer goroutine
+// owns the socket's writes, sending queued small messages before video, each
+// sealed into records; its reader runs in the goroutine that calls run and
+// reads the messages out of the peer's records.
 type conn struct {
 	nc      net.Conn
-	br      *bufio.Reader
+	rd      io.Reader     // the peer's records, decrypted
+	rw      *recordWriter // this side's records; only the writer uses it
 	version uint16
 	ping    time.Duration
 	dead    time.Duration
@@ -76,9 +76,12 @@ type conn struct {
 // errConnClosed is what sending on a closed connection returns.
 var errConnClosed = errors.New("video: connection closed")
 
-func newConn(nc net.Conn, br *bufio.Reader, version uint16, ping, dead time.Duration, media *packetQueue, stats *counters) *conn {
+// newConn starts serving a connection whose handshake gave s; r reads the
+// bytes that follow the handshake (a buffer of the socket).
+func newConn(nc net.Conn, r io.Reader, s secured, ping, dead time.Duration, media *packetQueue, stats *counters) *conn {
 	c := &conn{
-		nc: nc, br: br, version: version, ping: ping, dead: dead, stats: stats, born: time.Now(),
+		nc: nc, rd: newRecordReader(r, s.recv), rw: newRecordWriter(nc, s.send, dead),
+		version: s.version, ping: ping, dead: dead, stats: stats, born: time.Now(),
 		wake: make(chan struct{}, 1), done: make(chan struct{}), media: media,
 	}
 	go c.writeLoop()
@@ -217,27 +220,12 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// write sends one message, in chunks so that the deadline measures a
-// peer that stops reading, not a slow link.
+// write sends one message, sealed into records; each record's write has
+// its own deadline, so the deadline measures a peer that stops reading, not
+// a slow link.
 func (c *conn) write(m outMsg) error {
-	body := m.body
-	first := min(len(body), writeChunk)
-	if err := c.nc.SetWriteDeadline(time.Now().Add(c.dead)); err != nil {
+	if err := c.rw.write(m.head, m.body); err != nil {
 		return err
-	}
-	bufs := net.Buffers{m.head, body[:first]}
-	if _, err := bufs.WriteTo(c.nc); err != nil {
-		return err
-	}
-	for body = body[first:]; len(body) > 0; {
-		n := min(len(body), writeChunk)
-		if err := c.nc.SetWriteDeadline(time.Now().Add(c.dead)); err != nil {
-			return err
-		}
-		if _, err := c.nc.Write(body[:n]); err != nil {
-			return err
-		}
-		body = body[n:]
 	}
 	if m.t == msgFrame {
 		c.stats.framesOut.Add(1)
@@ -255,7 +243,7 @@ func (c *conn) run(ctx context.Context, accept func() msgSet, handle func(msgTyp
 	defer stop()
 	var reason error
 	for reason == nil {
-		t, p, err := readMessage(c.br, accept())
+		t, p, err := readMessage(c.rd, accept())
 		switch {
 		case err != nil:
 			reason = err

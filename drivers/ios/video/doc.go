@@ -4,9 +4,12 @@
 // Two roles talk: the source (the phone's ReplayKit broadcast upload
 // extension, or Pinky's virtual iPhone) and the sink (the driver). Either
 // may listen while the other dials; after the connection exists the
-// protocol depends only on the roles. Both sides prove that they hold the
-// device's pairing secret (NewSecret, FormatSecret, ParseSecret) before any
-// video flows.
+// protocol depends only on the roles. A Noise handshake
+// (Noise_NNpsk0_25519_ChaChaPoly_SHA256) with the device's pairing secret
+// (NewSecret, FormatSecret, ParseSecret) as its pre-shared key proves that
+// both sides hold it, and everything after it travels in encrypted,
+// authenticated records: the screen never crosses the network in clear.
+// This is protocol version 2; the clear version 1 is refused.
 //
 // The driver runs a Receiver per phone: Subscribe fans the broadcast out to
 // any number of viewers, each behind a bounded queue, and Still asks the

@@ -429,10 +429,21 @@ func (p *proxy) cut() {
 }
 
 // rawPeer is a hand-driven end of the protocol, for misbehaving peers.
+// Before its handshake it reads and writes messages in clear; after, in
+// records, as a real peer does.
 type rawPeer struct {
 	t  testing.TB
 	nc net.Conn
 	br *bufio.Reader
+	rd io.Reader     // br, then the peer's records
+	rw *recordWriter // nil before the handshake
+	// lastRecord is the last record sealed.
+	lastRecord []byte
+}
+
+func newRawPeer(t testing.TB, nc net.Conn) *rawPeer {
+	br := bufio.NewReader(nc)
+	return &rawPeer{t: t, nc: nc, br: br, rd: br}
 }
 
 func dialRaw(t testing.TB, addr string) *rawPeer {
@@ -443,7 +454,7 @@ func dialRaw(t testing.TB, addr string) *rawPeer {
 	}
 	t.Cleanup(func() { nc.Close() })
 	nc.SetDeadline(time.Now().Add(waitFor))
-	return &rawPeer{t: t, nc: nc, br: bufio.NewReader(nc)}
+	return newRawPeer(t, nc)
 }
 
 // acceptRaw accepts one connection on a new listener; addr is for the
@@ -473,7 +484,7 @@ func acceptRaw(t *testing.T) (addr string, accept func() *rawPeer) {
 			}
 			t.Cleanup(func() { r.nc.Close() })
 			r.nc.SetDeadline(time.Now().Add(waitFor))
-			return &rawPeer{t: t, nc: r.nc, br: bufio.NewReader(r.nc)}
+			return newRawPeer(t, r.nc)
 		case <-time.After(waitFor):
 			t.Fatal("no connection to accept")
 			return nil
@@ -483,12 +494,50 @@ func acceptRaw(t *testing.T) (addr string, accept func() *rawPeer) {
 
 // handshake authenticates as r with the test device and secret.
 func (p *rawPeer) handshake(r role, secret []byte) error {
-	_, _, err := handshake(p.nc, p.br, handshakeConfig{role: r, device: testDevice, secret: secret, timeout: waitFor})
+	return p.handshakeWith(handshakeConfig{role: r, device: testDevice, secret: secret, timeout: waitFor})
+}
+
+// handshakeWith runs the handshake of hc and, when it succeeds, switches
+// to records.
+func (p *rawPeer) handshakeWith(hc handshakeConfig) error {
+	s, err := handshake(p.nc, p.br, hc)
 	p.nc.SetDeadline(time.Now().Add(waitFor))
+	if err == nil {
+		p.rd = newRecordReader(p.br, s.recv)
+		p.rw = newRecordWriter(p.nc, s.send, 0)
+	}
 	return err
 }
 
+// write sends b: in records after the handshake, as is before.
 func (p *rawPeer) write(b []byte) {
+	p.t.Helper()
+	var err error
+	if p.rw != nil {
+		err = p.rw.write(b)
+	} else {
+		_, err = p.nc.Write(b)
+	}
+	if err != nil {
+		p.t.Fatalf("write: %v", err)
+	}
+}
+
+// sealed returns b sealed as the next record, without sending it; the
+// record is kept as lastRecord, for replays.
+func (p *rawPeer) sealed(b []byte) []byte {
+	p.t.Helper()
+	ct, err := p.rw.cs.Encrypt(nil, nil, b)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.lastRecord = append(binary.BigEndian.AppendUint16(nil, uint16(len(ct))), ct...)
+	return p.lastRecord
+}
+
+// writeClear sends b as is, whatever the state: what an attacker on the
+// path, or a version-1 peer, sends.
+func (p *rawPeer) writeClear(b []byte) {
 	p.t.Helper()
 	if _, err := p.nc.Write(b); err != nil {
 		p.t.Fatalf("write: %v", err)
@@ -498,7 +547,7 @@ func (p *rawPeer) write(b []byte) {
 // read returns the next message, failing the test on an error.
 func (p *rawPeer) read() (msgType, []byte) {
 	p.t.Helper()
-	t, b, err := readMessage(p.br, anyMessage)
+	t, b, err := readMessage(p.rd, anyMessage)
 	if err != nil {
 		p.t.Fatalf("read: %v", err)
 	}
@@ -522,7 +571,7 @@ func (p *rawPeer) closed() string {
 	p.t.Helper()
 	var got string
 	for {
-		t, b, err := readMessage(p.br, anyMessage)
+		t, b, err := readMessage(p.rd, anyMessage)
 		if err != nil {
 			if isTimeout(err) {
 				p.t.Fatalf("the peer did not close the connection")

@@ -212,25 +212,25 @@ func (l *link) handshake(ctx context.Context, nc net.Conn) (*conn, error) {
 	defer stop()
 	ir := &idleReader{nc: nc}
 	br := bufio.NewReaderSize(ir, readBuffer)
-	version, peerDevice, err := handshake(nc, br, handshakeConfig{role: l.role, device: l.device, secret: l.secret, timeout: l.dead})
+	s, err := handshake(nc, br, handshakeConfig{role: l.role, device: l.device, secret: l.secret, timeout: l.dead})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	if err != nil {
 		nc.Close()
 		if ctx.Err() == nil {
-			l.handshakeFailed(err, peerDevice, nc.RemoteAddr())
+			l.handshakeFailed(err, s.peerDevice, nc.RemoteAddr())
 		}
 		return nil, err
 	}
 	l.stats.sessions.Add(1)
-	l.log.Info("video: connected", "device", l.device, "peer", nc.RemoteAddr(), "role", l.role, "version", version)
+	l.log.Info("video: connected", "device", l.device, "peer", nc.RemoteAddr(), "role", l.role, "version", s.version, "encryption", noiseName)
 	ir.idle = l.dead
 	var media *packetQueue
 	if l.media != nil {
 		media = l.media()
 	}
-	return newConn(nc, br, version, l.ping, l.dead, media, l.stats), nil
+	return newConn(nc, br, s, l.ping, l.dead, media, l.stats), nil
 }
 
 // handshakeFailed logs and counts a failed handshake (in that order, so

@@ -150,51 +150,150 @@ func TestReplayToReceiver(t *testing.T) {
 }
 
 func TestUnknownVersion(t *testing.T) {
-	t.Run("to a receiver", func(t *testing.T) {
-		checkLeaks(t)
-		p, _ := newPair(t, pairOptions{})
-		peer := dialRaw(t, p.rx.Addr().String())
-		_, _, err := handshake(peer.nc, peer.br, handshakeConfig{
-			role: roleSource, device: testDevice, secret: testSecret, timeout: waitFor, minVersion: 2, maxVersion: 2,
-		})
-		if !errors.Is(err, ErrVersion) {
-			t.Fatalf("handshake: got %v; want ErrVersion", err)
-		}
-		eventually(t, "the protocol error", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
-		logs := p.logs.String()
-		for _, want := range []string{"level=ERROR", "no common protocol version", "the peer speaks version 2, this side speaks version 1"} {
-			if !strings.Contains(logs, want) {
-				t.Errorf("the logs do not say %q:\n%s", want, logs)
+	for _, tt := range []struct {
+		name     string
+		version  uint16
+		wantText string
+	}{
+		{"an old clear version", 1, "the peer speaks version 1, this side speaks version 2 (version 1 sends the screen unencrypted and is refused"},
+		{"a later version", 3, "the peer speaks version 3, this side speaks version 2"},
+	} {
+		t.Run(tt.name+" to a receiver", func(t *testing.T) {
+			checkLeaks(t)
+			p, _ := newPair(t, pairOptions{})
+			peer := dialRaw(t, p.rx.Addr().String())
+			err := peer.handshakeWith(handshakeConfig{
+				role: roleSource, device: testDevice, secret: testSecret, timeout: waitFor, minVersion: tt.version, maxVersion: tt.version,
+			})
+			if !errors.Is(err, ErrVersion) {
+				t.Fatalf("handshake: got %v; want ErrVersion", err)
 			}
-		}
-	})
-	t.Run("to a dialing source", func(t *testing.T) {
-		checkLeaks(t)
-		addr, accept := acceptRaw(t)
-		enc := newEncoder()
-		src, err := NewSource(SourceConfig{DeviceID: testDevice, Secret: testSecret, Dial: addr, Stream: enc.Stream})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- src.Run(context.Background()) }()
-		peer := accept()
-		peer.nc.(*net.TCPConn).SetLinger(0)
-		_, _, err = handshake(peer.nc, peer.br, handshakeConfig{
-			role: roleSink, device: testDevice, secret: testSecret, timeout: waitFor, minVersion: 2, maxVersion: 2,
-		})
-		if !errors.Is(err, ErrVersion) {
-			t.Errorf("sink: got %v; want ErrVersion", err)
-		}
-		select {
-		case err := <-done:
-			if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "version 2") || !strings.Contains(err.Error(), "version 1") {
-				t.Errorf("Source.Run: got %v; want ErrVersion naming versions 2 and 1", err)
+			eventually(t, "the protocol error", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
+			logs := p.logs.String()
+			for _, want := range []string{"level=ERROR", "no common protocol version", tt.wantText} {
+				if !strings.Contains(logs, want) {
+					t.Errorf("the logs do not say %q:\n%s", want, logs)
+				}
 			}
-		case <-time.After(waitFor):
-			t.Fatal("Source.Run did not give up")
-		}
-	})
+		})
+		t.Run(tt.name+" to a dialing source", func(t *testing.T) {
+			checkLeaks(t)
+			addr, accept := acceptRaw(t)
+			enc := newEncoder()
+			src, err := NewSource(SourceConfig{DeviceID: testDevice, Secret: testSecret, Dial: addr, Stream: enc.Stream})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- src.Run(context.Background()) }()
+			peer := accept()
+			peer.nc.(*net.TCPConn).SetLinger(0)
+			err = peer.handshakeWith(handshakeConfig{
+				role: roleSink, device: testDevice, secret: testSecret, timeout: waitFor, minVersion: tt.version, maxVersion: tt.version,
+			})
+			if !errors.Is(err, ErrVersion) {
+				t.Errorf("sink: got %v; want ErrVersion", err)
+			}
+			select {
+			case err := <-done:
+				want := fmt.Sprintf("version %d", tt.version)
+				if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "version 2") {
+					t.Errorf("Source.Run: got %v; want ErrVersion naming versions %d and 2", err, tt.version)
+				}
+			case <-time.After(waitFor):
+				t.Fatal("Source.Run did not give up")
+			}
+		})
+	}
+}
+
+// v1Hello is the HELLO of a version-1 peer.
+func v1Hello(r role, nonce byte) outMsg {
+	return hello{minVersion: 1, maxVersion: 1, role: r, nonce: [32]byte{nonce}, device: testDevice}.msg()
+}
+
+// TestOldClearBroadcastRefused plays a broadcast app of version 1, which
+// holds the right pairing secret and sends its AUTH, CONFIG and a key
+// frame in clear: the receiver must refuse it at its HELLO, never answer
+// with an AUTH, and take none of its video.
+func TestOldClearBroadcastRefused(t *testing.T) {
+	checkLeaks(t)
+	p, _ := newPair(t, pairOptions{})
+	sub := subscribe(t, p.rx)
+	old := dialRaw(t, p.rx.Addr().String())
+	mine := v1Hello(roleSource, 7)
+	old.writeClear(mine.bytes())
+	typ, theirs := old.read()
+	if typ != msgHello {
+		t.Fatalf("the receiver's first message: %s; want HELLO", typ)
+	}
+	// An old app that does not check the version goes on as version 1 did.
+	auth := newMsg(msgAuthV1, 32, nil)
+	auth.head = append(auth.head, v1AuthMAC(testSecret, roleSource, 1, mine.head[headerSize:], theirs)...)
+	for _, m := range []outMsg{auth, config{codec: codecH264, width: 720, height: 1560, params: testParams}.msg(),
+		frame{pts: 1, key: true, data: testFrame(1, true, 100)}.msg()} {
+		old.nc.Write(m.bytes()) // the receiver may have closed already
+	}
+	if got := old.closed(); !strings.HasPrefix(got, "VERSION:") || !strings.Contains(got, "unencrypted") {
+		t.Errorf("the receiver's answer: got %q; want a VERSION error saying version 1 is unencrypted", got)
+	}
+	eventually(t, "the refusal counted", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
+	if s := p.rx.Stats(); s.Sessions != 0 || s.FramesIn != 0 || p.rx.Live() {
+		t.Errorf("after an old clear broadcast: stats %+v, live %t; want no session, no frame", s, p.rx.Live())
+	}
+	select {
+	case pkt := <-sub.ch:
+		t.Errorf("a subscriber got a packet of the old clear broadcast: %s", kind(pkt))
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestTamperedFrame alters one byte of an encrypted FRAME on its way: the
+// receiver must refuse the record, close the connection, and pass nothing
+// of it on; the frames before it arrive intact.
+func TestTamperedFrame(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		record func(peer *rawPeer) []byte // what goes on the wire instead of the frame's record
+	}{
+		{"a flipped bit", func(peer *rawPeer) []byte {
+			r := peer.sealed(frame{pts: 2, data: testFrame(2, false, 100)}.msg().bytes())
+			r[len(r)/2] ^= 0x40
+			return r
+		}},
+		{"a record replayed", func(peer *rawPeer) []byte { return peer.lastRecord }},
+		{"a clear frame in place of a record", func(peer *rawPeer) []byte {
+			return frame{pts: 2, data: testFrame(2, false, 100)}.msg().bytes()
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkLeaks(t)
+			p, _ := newPair(t, pairOptions{})
+			sub := subscribe(t, p.rx)
+			peer := dialRaw(t, p.rx.Addr().String())
+			if err := peer.handshake(roleSource, testSecret); err != nil {
+				t.Fatal(err)
+			}
+			peer.writeClear(peer.sealed(config{codec: codecH264, width: 720, height: 1560, params: testParams}.msg().bytes()))
+			peer.writeClear(peer.sealed(frame{pts: 1, key: true, data: testFrame(1, true, 100)}.msg().bytes()))
+			if diff := cmp.Diff([]string{"config 720x1560", "key"}, sub.kinds(t, 2)); diff != "" {
+				t.Fatalf("before the attack (-want +got):\n%s", diff)
+			}
+			peer.writeClear(tt.record(peer))
+			if got := peer.closed(); !strings.HasPrefix(got, "PROTOCOL:") || !strings.Contains(got, "record") {
+				t.Errorf("the receiver's ERROR: got %q; want a protocol error about the record", got)
+			}
+			eventually(t, "the connection's end", func() bool { return !p.rx.Live() && p.rx.Stats().ProtocolErrors == 1 })
+			if s := p.rx.Stats(); s.FramesIn != 1 || s.ProtocolErrors != 1 {
+				t.Errorf("stats: %+v; want the key frame in and one protocol error", s)
+			}
+			select {
+			case pkt := <-sub.ch:
+				t.Errorf("a subscriber got %s after the attack", kind(pkt))
+			case <-time.After(100 * time.Millisecond):
+			}
+		})
+	}
 }
 
 // TestGarbage sends a listening receiver what no source sends. Each
@@ -204,7 +303,7 @@ func TestGarbage(t *testing.T) {
 	checkLeaks(t)
 	p, _ := newPair(t, pairOptions{})
 	addr := p.rx.Addr().String()
-	goodHello := hello{minVersion: 1, maxVersion: 1, role: roleSource, device: testDevice}.msg().bytes()
+	goodHello := hello{minVersion: Version, maxVersion: Version, role: roleSource, device: testDevice}.msg().bytes()
 	cfg := config{codec: codecH264, width: 720, height: 1560, params: testParams}.msg().bytes()
 	authed := func(then ...[]byte) func(*rawPeer) {
 		return func(peer *rawPeer) {
@@ -242,9 +341,24 @@ func TestGarbage(t *testing.T) {
 		{"truncated hello", raw(goodHello[:20]), "inside HELLO", protocolErrors},
 		{"a sink", func(peer *rawPeer) { peer.handshake(roleSink, testSecret) }, "ROLE:", protocolErrors},
 		{"another device", func(peer *rawPeer) {
-			handshake(peer.nc, peer.br, handshakeConfig{role: roleSource, device: "other", secret: testSecret, timeout: waitFor})
+			peer.handshakeWith(handshakeConfig{role: roleSource, device: "other", secret: testSecret, timeout: waitFor})
 		}, "DEVICE:", authFailures},
-		{"bad auth", raw(goodHello, append(unhex(t, "00000021 02"), bytes.Repeat([]byte{7}, 32)...)), "AUTH:", authFailures},
+		{"bad noise message", raw(goodHello, append(unhex(t, "00000031 0c"), bytes.Repeat([]byte{7}, 48)...)), "AUTH:", authFailures},
+		{"version 1", raw(v1Hello(roleSource, 1).bytes()), "VERSION:", protocolErrors},
+		{"version 1's AUTH", raw(goodHello, append(unhex(t, "00000021 02"), bytes.Repeat([]byte{7}, 32)...)), "unexpected AUTH", protocolErrors},
+		{"clear config after the handshake", func(peer *rawPeer) {
+			if err := peer.handshake(roleSource, testSecret); err != nil {
+				peer.t.Fatalf("handshake: %v", err)
+			}
+			peer.writeClear(cfg)
+		}, "record of 0 bytes", protocolErrors},
+		{"truncated record", func(peer *rawPeer) {
+			if err := peer.handshake(roleSource, testSecret); err != nil {
+				peer.t.Fatalf("handshake: %v", err)
+			}
+			peer.writeClear(peer.sealed(cfg)[:20])
+			peer.nc.(*net.TCPConn).CloseWrite()
+		}, "inside a record", protocolErrors},
 		{"frame before config", authed(frame{pts: 1, key: true, data: testFrame(1, true, 20)}.msg().bytes()),
 			"unexpected FRAME from the source before its first CONFIG", protocolErrors},
 		{"keyframe from a source", authed(cfg, newMsg(msgKeyFrame, 0, nil).bytes()), "unexpected KEYFRAME from a source", protocolErrors},

@@ -13,8 +13,9 @@ import (
 
 // Protocol constants; VIDEO.md §3 and §4 define them.
 const (
-	// Version is the protocol version this package speaks.
-	Version = 1
+	// Version is the protocol version this package speaks: version 2,
+	// encrypted. It refuses version 1, which sent the screen in clear.
+	Version = 2
 	// DefaultPort is the TCP port a listening side uses when the person
 	// names none.
 	DefaultPort = 7420
@@ -38,7 +39,7 @@ type msgType uint8
 // Message types (VIDEO.md §5).
 const (
 	msgHello        msgType = 1
-	msgAuth         msgType = 2
+	msgAuthV1       msgType = 2 // version 1's AUTH; never valid in version 2
 	msgConfig       msgType = 3
 	msgFrame        msgType = 4
 	msgKeyFrame     msgType = 5
@@ -48,13 +49,14 @@ const (
 	msgPong         msgType = 9
 	msgStop         msgType = 10
 	msgError        msgType = 11
-	msgLast                 = msgError
+	msgHandshake    msgType = 12
+	msgLast                 = msgHandshake
 )
 
 var msgNames = [...]string{
-	msgHello: "HELLO", msgAuth: "AUTH", msgConfig: "CONFIG", msgFrame: "FRAME",
+	msgHello: "HELLO", msgAuthV1: "AUTH", msgConfig: "CONFIG", msgFrame: "FRAME",
 	msgKeyFrame: "KEYFRAME", msgStillRequest: "STILL_REQUEST", msgStill: "STILL",
-	msgPing: "PING", msgPong: "PONG", msgStop: "STOP", msgError: "ERROR",
+	msgPing: "PING", msgPong: "PONG", msgStop: "STOP", msgError: "ERROR", msgHandshake: "HANDSHAKE",
 }
 
 func (t msgType) String() string {
@@ -64,12 +66,14 @@ func (t msgType) String() string {
 	return fmt.Sprintf("type 0x%02x", uint8(t))
 }
 
+// known reports whether t is a message of this version.
+func (t msgType) known() bool { return t >= 1 && t <= msgLast && t != msgAuthV1 }
+
 // Payload sizes. A message outside its type's bounds is a protocol error,
 // found from the header before anything is allocated.
 const (
 	helloFixed   = 42               // magic, versions, role, nonce, id length
 	maxHello     = 1024             // later versions may append fields
-	macSize      = 32               // HMAC-SHA256
 	configFixed  = 6                // codec, rotation, width, height
 	maxConfig    = 64 << 10         // parameter sets are a few dozen bytes
 	frameFixed   = 9                // PTS, flags
@@ -83,7 +87,6 @@ const (
 
 var payloadBounds = [...]struct{ min, max int }{
 	msgHello:        {helloFixed + 1, maxHello},
-	msgAuth:         {macSize, macSize},
 	msgConfig:       {configFixed + 1, maxConfig},
 	msgFrame:        {frameFixed + 1, maxPayload},
 	msgKeyFrame:     {0, 0},
@@ -93,6 +96,7 @@ var payloadBounds = [...]struct{ min, max int }{
 	msgPong:         {pingSize, pingSize},
 	msgStop:         {textFixed, textFixed + MaxText},
 	msgError:        {textFixed, textFixed + MaxText},
+	msgHandshake:    {noiseMsgSize, noiseMsgSize},
 }
 
 // msgSet is the messages acceptable in some state, named for error messages.
@@ -109,11 +113,11 @@ func setOf(state string, ts ...msgType) msgSet {
 	return s
 }
 
-func (s msgSet) has(t msgType) bool { return t >= 1 && t <= msgLast && s.bits&(1<<t) != 0 }
+func (s msgSet) has(t msgType) bool { return t.known() && s.bits&(1<<t) != 0 }
 
 // anyMessage accepts every type; the fuzz test reads with it.
-var anyMessage = setOf("", msgHello, msgAuth, msgConfig, msgFrame, msgKeyFrame, msgStillRequest,
-	msgStill, msgPing, msgPong, msgStop, msgError)
+var anyMessage = setOf("", msgHello, msgConfig, msgFrame, msgKeyFrame, msgStillRequest,
+	msgStill, msgPing, msgPong, msgStop, msgError, msgHandshake)
 
 // protoErr returns a protocol error saying what was wrong.
 func protoErr(format string, args ...any) error {
@@ -140,7 +144,9 @@ func readMessage(r io.Reader, accept msgSet) (msgType, []byte, error) {
 		return 0, nil, protoErr("message length 0")
 	case n > MaxMessage:
 		return 0, nil, protoErr("message length %d: limit %d", n, MaxMessage)
-	case t < 1 || t > msgLast:
+	case t == msgAuthV1:
+		return 0, nil, protoErr("unexpected AUTH: version 1's message, not part of version %d", Version)
+	case !t.known():
 		return 0, nil, protoErr("unknown message %s", t)
 	case !accept.has(t):
 		return 0, nil, protoErr("unexpected %s %s", t, accept.state)

@@ -34,8 +34,9 @@ func TestGolden(t *testing.T) {
 		msg  outMsg
 		want string
 	}{
-		{"HELLO", hello{minVersion: 1, maxVersion: 1, role: roleSource, nonce: nonce, device: "ana"}.msg(),
-			"0000002e 01 504e4b56 0001 0001 01 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f 03 616e61"},
+		{"HELLO", hello{minVersion: 2, maxVersion: 2, role: roleSource, nonce: nonce, device: "ana"}.msg(),
+			"0000002e 01 504e4b56 0002 0002 01 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f 03 616e61"},
+		{"HANDSHAKE", handshakeMsg(make([]byte, noiseMsgSize)), "00000031 0c" + strings.Repeat("00", noiseMsgSize)},
 		{"CONFIG", config{codec: codecH264, rotation: 0, width: 720, height: 1560, params: testParams}.msg(),
 			"00000017 03 01 00 02d0 0618 00000001 6742c01f 00000001 68ce3c80"},
 		{"FRAME", frame{pts: 1_000_000, key: true, data: []byte{0, 0, 0, 1, 0x65, 0x88}}.msg(),
@@ -125,6 +126,9 @@ func TestReadMessageErrors(t *testing.T) {
 		{"too short for its type", "00000005 08 00000000", anyMessage, "PING of 4 bytes"},
 		{"too long for its type", "0000000a 08 000000000000000000", anyMessage, "PING of 9 bytes"},
 		{"big hello", "00000500 01", anyMessage, "HELLO of 1279 bytes"},
+		{"version 1's AUTH", "00000021 02", anyMessage, "unexpected AUTH: version 1's message"},
+		{"short handshake", "00000030 0c", anyMessage, "HANDSHAKE of 47 bytes: want 48 to 48"},
+		{"type 13", "00000001 0d", anyMessage, "unknown message type 0x0d"},
 		{"truncated header", "000000", anyMessage, "inside a message header"},
 		{"truncated payload", "00000009 08 0000", anyMessage, "inside PING"},
 	}

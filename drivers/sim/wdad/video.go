@@ -14,7 +14,9 @@ type BroadcastConfig struct {
 	// DeviceID is the id the iOS driver knows the phone by (its id in
 	// ios.yaml), which the broadcast must name.
 	DeviceID string
-	Secret   []byte
+	// Secret is the pairing secret (video.ParseSecret of what `pinky ios
+	// add` printed): it authenticates both ends and keys the encryption.
+	Secret []byte
 	// Dial is the driver's HOST:PORT; Listen is where to wait for the
 	// driver instead. One is set.
 	Dial, Listen string
@@ -22,8 +24,9 @@ type BroadcastConfig struct {
 }
 
 // Broadcast returns the video face of the sim phone simID: a source that
-// sends the phone's screen as H.264 by the protocol of drivers/ios/VIDEO.md,
-// as a broadcast extension on a real iPhone does, with stills made from the
+// sends the phone's screen as H.264 by the protocol of drivers/ios/VIDEO.md
+// (version 2: authenticated and encrypted with the pairing secret), as a
+// broadcast extension on a real iPhone does, with stills made from the
 // screen. Run it with Source.Run.
 func Broadcast(drv *sim.Driver, simID string, bc BroadcastConfig) (*video.Source, error) {
 	return video.NewSource(video.SourceConfig{

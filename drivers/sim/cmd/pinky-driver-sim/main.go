@@ -5,7 +5,8 @@
 // gives one phone an adb face: an emulated adbd that `adb connect` attaches
 // (see package adbd). With --wda-listen it gives the world's iPhone a
 // WebDriverAgent face (package wdad), and with --video-dial or
-// --video-listen its broadcast sends H.264 by drivers/ios/VIDEO.md. The
+// --video-listen its broadcast sends H.264 by drivers/ios/VIDEO.md,
+// encrypted with the pairing secret as a real broadcast app does. The
 // faces can run together; they stop on SIGINT or SIGTERM.
 package main
 
