@@ -240,7 +240,7 @@ func (p *phone) sleep() string {
 	}
 	// Background displays keep their state: they stay on.
 	m := p.main()
-	p.screenOn, m.focus, m.shade, m.recents = false, "", false, false
+	p.screenOn, m.focus, m.shade, m.recents, p.headsUp = false, "", false, false, nil
 	if p.spec.PIN != "" {
 		p.locked = true
 	}

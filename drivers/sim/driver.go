@@ -6,8 +6,10 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strconv"
@@ -31,8 +33,10 @@ type Driver struct {
 	exit   func(int)
 	now    func() time.Time
 
-	calls   sync.Mutex // guards ncalls
+	calls   sync.Mutex // guards ncalls and marked
 	ncalls  int
+	hangs   bool // faults.Hang applies to this process (see Faults.HangMark)
+	marked  bool // the HangMark file was written
 	timers  []*time.Timer
 	watchMu sync.Mutex // guards watchers and devices
 	watch   map[*watcher]struct{}
@@ -75,6 +79,11 @@ func New(w *World, opts ...Option) *Driver {
 	}
 	for _, o := range opts {
 		o(d)
+	}
+	d.hangs = d.faults.Hang != ""
+	if m := d.faults.HangMark; m != "" && d.hangs {
+		_, err := os.Stat(m)
+		d.hangs = errors.Is(err, fs.ErrNotExist)
 	}
 	for _, spec := range w.Phones {
 		p := newPhone(d, spec, w.Apps)
@@ -140,11 +149,31 @@ func (d *Driver) enter(ctx context.Context, call, deviceID string, kind sdk.Acti
 			return ctx.Err()
 		}
 	}
-	if matches(f.Hang, call, kind) {
+	if d.hangs && matches(f.Hang, call, kind) {
+		d.mark()
+		d.log.Warn("fault: hanging", "call", call, "kind", kind, "device", deviceID)
 		<-ctx.Done()
 		return ctx.Err()
 	}
 	return ctx.Err()
+}
+
+// mark writes the HangMark file on the first hang, so that the next
+// process does not hang.
+func (d *Driver) mark() {
+	m := d.faults.HangMark
+	if m == "" {
+		return
+	}
+	d.calls.Lock()
+	defer d.calls.Unlock()
+	if d.marked {
+		return
+	}
+	d.marked = true
+	if err := os.WriteFile(m, []byte("hung\n"), 0o600); err != nil {
+		d.log.Error("fault: writing the hang mark", "file", m, "err", err)
+	}
 }
 
 // phone finds a device that is present and online.

@@ -20,6 +20,10 @@ type Faults struct {
 	CrashOn string
 	// Hang blocks this call or action kind until its context ends.
 	Hang string
+	// HangMark, when set, limits Hang to a process that started while this
+	// file did not exist; the first hang creates it. So the driver hangs
+	// until it is restarted, as a wedged driver that a restart cures.
+	HangMark string
 	// Slow delays every call.
 	Slow time.Duration
 	// Drops remove devices for a while.
@@ -105,6 +109,11 @@ func (f *Faults) set(k, v string) error {
 		f.CrashOn, err = callName(v)
 	case "hang":
 		f.Hang, err = callName(v)
+	case "hang_mark":
+		f.HangMark = v
+		if v == "" {
+			err = fmt.Errorf("want a file path")
+		}
 	case "offline_mid_action":
 		f.OfflineMidAction, err = callName(v)
 	case "slow":
@@ -116,7 +125,7 @@ func (f *Faults) set(k, v string) error {
 		d, err = parseDrop(v)
 		f.Drops = append(f.Drops, d)
 	default:
-		return fmt.Errorf("fault %q unknown; want crash_after, crash_on, hang, slow, drop, offline_mid_action or offline_for", k)
+		return fmt.Errorf("fault %q unknown; want crash_after, crash_on, hang, hang_mark, slow, drop, offline_mid_action or offline_for", k)
 	}
 	if err != nil {
 		return fmt.Errorf("fault %s=%q: %w", k, v, err)

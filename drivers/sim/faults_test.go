@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -95,6 +97,34 @@ func TestFaultHangAndSlow(t *testing.T) {
 	screen(t, d, android)
 	if time.Since(start) < 50*time.Millisecond {
 		t.Errorf("slow: got %v; want at least 50ms", time.Since(start))
+	}
+}
+
+// TestFaultHangMark: with hang_mark, the first process hangs and writes the
+// mark; a process started after it (a restarted driver) does not hang.
+func TestFaultHangMark(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "hung")
+	f, err := ParseFaults("hang=screen,hang_mark=" + mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := newDefault(t, WithFaults(f))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := first.Screen(ctx, android, 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("first process: got %v; want the screen read to hang until its deadline", err)
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the first hang did not write the mark: %v", err)
+	}
+	second := newDefault(t, WithFaults(f))
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer scancel()
+	if _, err := second.Screen(sctx, android, 0); err != nil {
+		t.Errorf("process started after the mark: got %v; want the screen read to answer", err)
+	}
+	if _, err := ParseFaults("hang_mark="); err == nil {
+		t.Error("hang_mark with no path: got no error")
 	}
 }
 

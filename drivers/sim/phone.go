@@ -30,6 +30,8 @@ type phone struct {
 	lists     map[string][]string
 	notes     []notification
 	nextNote  int
+	headsUp   *notification // the banner of the notification that just came, on display 0
+	started   bool          // the world's own notifications are in: later ones come as banners
 	clipboard string
 	timers    map[*time.Timer]struct{}
 	folder    string // the Pinky folder, made on first use
@@ -77,9 +79,14 @@ func newPhone(d *Driver, spec *PhoneSpec, all []*AppSpec) *phone {
 			p.lists[k] = append([]string(nil), v...)
 		}
 	}
+	// Under the lock: a notification that comes later starts a timer that
+	// takes it.
+	p.mu.Lock()
 	for _, n := range spec.Notifications {
 		p.post(n)
 	}
+	p.started = true
+	p.mu.Unlock()
 	return p
 }
 
@@ -174,9 +181,9 @@ func (p *phone) expand(s string, locals map[string]string) string {
 func (p *phone) post(n NotifySpec) {
 	add := func() {
 		p.nextNote++
-		p.notes = append(p.notes, notification{
-			id: p.nextNote, app: findApp(p.apps, n.App), title: n.Title, text: n.Text, posted: p.d.now(),
-		})
+		note := notification{id: p.nextNote, app: findApp(p.apps, n.App), title: n.Title, text: n.Text, posted: p.d.now()}
+		p.notes = append(p.notes, note)
+		p.headsUpNote(note)
 	}
 	if n.After > 0 {
 		p.after(n.After, add)

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -100,6 +101,17 @@ func (ds *display) lockScreen(area sdk.Rect) *layer {
 		b.el.ContentDescription = k
 		b.fill, b.ink = keyFill, black
 		l.add(root, b)
+	}
+	// Below the PIN pad, the newest notifications, as a lock screen shows
+	// them; a tap on one asks for the PIN like any other.
+	y := 612
+	for i := len(ds.notes) - 1; i >= 0; i-- {
+		r := line(y, noteRowDP)
+		if r.Bottom > area.Bottom {
+			break
+		}
+		ds.noteRow(l, root, ds.notes[i], r, false)
+		y += noteRowDP + 8
 	}
 	return l
 }
@@ -226,33 +238,90 @@ func (ds *display) shadeLayer(area sdk.Rect) *layer {
 	l.add(root, title)
 	y := 56
 	for _, n := range ds.notes {
-		n := n
-		r := row(y, 88)
+		r := row(y, noteRowDP)
 		if r.Bottom > area.Bottom-ds.px(64) {
 			break
 		}
-		label := ""
-		if n.app != nil {
-			label = n.app.Label
-		}
-		item := ds.button("item", "", "notification", r, func() (string, error) { return ds.openNote(n.id) })
-		item.el.ContentDescription = strings.TrimSpace(label + " " + n.title)
-		item.fill = white
-		i := l.add(root, item)
-		l.add(i, ds.sys("text", label+" · "+n.posted.Format("15:04"), "app_name_text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(4), Right: r.Right, Bottom: r.Top + ds.px(28)}))
-		t := ds.sys("text", n.title, "title", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(28), Right: r.Right, Bottom: r.Top + ds.px(56)})
-		t.bold = true
-		l.add(i, t)
-		l.add(i, ds.sys("text", n.text, "text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(56), Right: r.Right, Bottom: r.Bottom}))
-		y += 96
+		ds.noteRow(l, root, n, r, true)
+		y += noteRowDP + 8
 	}
 	clr := ds.button("button", "Clear all", "clear_all", sdk.Rect{Left: area.Right - ds.px(140), Top: area.Bottom - ds.px(56), Right: area.Right - ds.px(12), Bottom: area.Bottom - ds.px(8)},
 		func() (string, error) {
-			ds.notes, ds.shade = nil, false
+			ds.notes, ds.shade, ds.headsUp = nil, false, nil
 			return "cleared notifications", nil
 		})
 	l.add(root, clr)
 	return l
+}
+
+// noteRowDP is the height of a notification's row, in dp.
+const noteRowDP = 88
+
+// noteRow adds a notification's row at r under parent, as SystemUI draws
+// one in the shade, on the lock screen and as a heads-up banner: the app's
+// label and the time (app_name_text), the title and the text. A tappable
+// row opens the notification.
+func (ds *display) noteRow(l *layer, parent int, n notification, r sdk.Rect, tappable bool) {
+	label := ""
+	if n.app != nil {
+		label = n.app.Label
+	}
+	item := ds.sys("item", "", "notification", r)
+	if tappable {
+		item = ds.button("item", "", "notification", r, func() (string, error) { return ds.openNote(n.id) })
+	}
+	item.el.ContentDescription = strings.TrimSpace(label + " " + n.title)
+	item.fill = white
+	i := l.add(parent, item)
+	l.add(i, ds.sys("text", label+" · "+ds.age(n.posted), "app_name_text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(4), Right: r.Right, Bottom: r.Top + ds.px(28)}))
+	t := ds.sys("text", n.title, "title", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(28), Right: r.Right, Bottom: r.Top + ds.px(56)})
+	t.bold = true
+	l.add(i, t)
+	l.add(i, ds.sys("text", n.text, "text", sdk.Rect{Left: r.Left + ds.px(12), Top: r.Top + ds.px(56), Right: r.Right, Bottom: r.Bottom}))
+}
+
+// age is how long ago a notification came, as a row writes it: "now",
+// "5m", "2h", "May 12".
+func (ds *display) age(t time.Time) string {
+	switch d := ds.d.now().Sub(t); {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return t.Format("Jan 2")
+}
+
+// headsUpFor is how long a new notification shows as a banner over the
+// app; a variable for tests.
+var headsUpFor = 5 * time.Second
+
+// headsUpLayer is the banner of a notification that just came, over the top
+// of the screen.
+func (ds *display) headsUpLayer() *layer {
+	r := sdk.Rect{Left: ds.px(8), Top: ds.px(8), Right: ds.width - ds.px(8), Bottom: ds.px(8 + noteRowDP)}
+	l := &layer{area: r}
+	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: r, Enabled: true, Visible: true,
+		ResourceID: ds.sysID("heads_up")}, fill: shadeFill})
+	ds.noteRow(l, root, *ds.headsUp, r, true)
+	return l
+}
+
+// headsUpNote shows a notification that just came as a banner for a few
+// seconds, on a phone in use: on and unlocked.
+func (p *phone) headsUpNote(n notification) {
+	if !p.started || !p.screenOn || p.locked {
+		return
+	}
+	p.headsUp = &n
+	shown := p.headsUp
+	p.after(headsUpFor, func() {
+		if p.headsUp == shown {
+			p.headsUp = nil
+		}
+	})
 }
 
 // openNote opens a notification's app and removes it.
@@ -261,6 +330,9 @@ func (ds *display) openNote(id int) (string, error) {
 		if n.id == id {
 			ds.notes = append(ds.notes[:i:i], ds.notes[i+1:]...)
 			ds.shade = false
+			if ds.headsUp != nil && ds.headsUp.id == id {
+				ds.headsUp = nil
+			}
 			if n.app != nil {
 				return ds.launch(n.app)
 			}

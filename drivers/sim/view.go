@@ -192,6 +192,8 @@ func (ds *display) view() *view {
 		v.layers = append(v.layers, ds.shadeLayer(content))
 	case ds.recents:
 		v.layers = append(v.layers, ds.recentsLayer(content))
+	case ds.headsUp != nil && !ds.background():
+		v.layers = append(v.layers, ds.headsUpLayer())
 	}
 	return v
 }
