@@ -27,12 +27,14 @@ type builder struct {
 	kids     [][]int // element index -> child element indexes
 	area     int     // screen area in pixels
 	keyboard bool    // a keyboard node was made
+	keys     []Key   // the keyboard's keys
 }
 
-// build condenses s into trees of meaningful nodes, without refs.
-func build(s *sdk.Screen) []*bnode {
+// build condenses s into trees of meaningful nodes, without refs, and
+// returns the on-screen keyboard's keys.
+func build(s *sdk.Screen) ([]*bnode, []Key) {
 	if s == nil || !s.ScreenOn {
-		return nil
+		return nil, nil
 	}
 	b := &builder{s: s, kids: make([][]int, len(s.Elements)), area: s.Width * s.Height}
 	index := make(map[int]int, len(s.Elements))
@@ -49,7 +51,24 @@ func build(s *sdk.Screen) []*bnode {
 	for _, i := range roots {
 		out = append(out, b.condense(i, false, false, false)...)
 	}
-	return out
+	return out, b.keys
+}
+
+// collectKeys keeps the keys of the keyboard at element i: every visible
+// element under it with a name and a place. Agents never see them (the
+// keyboard is one node), but the gate judges a touch on the keyboard by
+// the key under it.
+func (b *builder) collectKeys(i int) {
+	for _, c := range b.kids[i] {
+		e := &b.s.Elements[c]
+		if !e.Visible {
+			continue
+		}
+		if label := first(clean(e.ContentDescription), clean(e.Text)); label != "" && !e.Bounds.Empty() {
+			b.keys = append(b.keys, Key{Label: label, Bounds: e.Bounds})
+		}
+		b.collectKeys(c)
+	}
 }
 
 // condense returns what element i and its subtree become: one node, or its
@@ -64,6 +83,7 @@ func (b *builder) condense(i int, inList, underList, inStatus bool) []*bnode {
 			return nil
 		}
 		b.keyboard = true
+		b.collectKeys(i)
 		n := newNode(e, RoleKeyboard)
 		n.Label, n.texts, n.Clickable, n.Focused = "", nil, false, false
 		return []*bnode{n}
@@ -78,7 +98,7 @@ func (b *builder) condense(i int, inList, underList, inStatus bool) []*bnode {
 		return kids
 	}
 	n := newNode(e, role)
-	n.underList = underList
+	n.underList, n.StatusBar = underList, inStatus
 	if inStatus && !strings.Contains(strings.ToLower(n.Label), "notification") {
 		// The clock, battery and signal change on their own and would make
 		// every diff noisy; only the notification count is worth a line.

@@ -51,7 +51,7 @@ func NewModel() *Model { return &Model{} }
 // Read condenses s into a View and gives each node its ref. A nil screen
 // reads as a screen that is off.
 func (m *Model) Read(s *sdk.Screen) *View {
-	roots := build(s)
+	roots, keys := build(s)
 	var flat []*bnode
 	var walk func([]*bnode)
 	walk = func(ns []*bnode) {
@@ -71,6 +71,7 @@ func (m *Model) Read(s *sdk.Screen) *View {
 	m.mu.Unlock()
 
 	v := newView(s)
+	v.Keys = keys
 	v.Nodes = make([]Node, 0, len(flat))
 	var place func(ns []*bnode, depth, parent int)
 	place = func(ns []*bnode, depth, parent int) {

@@ -57,6 +57,7 @@ type Node struct {
 	Focused       bool
 	Selected      bool
 	Enabled       bool
+	StatusBar     bool // part of the system status bar (the notification count)
 
 	// Element is the driver's element this node stands for. For a password
 	// field its Text and Value are cleared.

@@ -23,8 +23,47 @@ type View struct {
 	Orientation   sdk.Orientation
 	KeyboardShown bool
 	Nodes         []Node // pre-order; Depth and Parent give the tree
+	// Keys are the on-screen keyboard's keys, which the view shows as one
+	// keyboard node: the gate judges a touch on the keyboard by its key.
+	Keys []Key
 
 	byRef map[int]int // ref -> index in Nodes
+}
+
+// Key is one key of the on-screen keyboard: what it says and where it is.
+type Key struct {
+	Label  string // its text or description: "q", "space", "enter", "Send"
+	Bounds sdk.Rect
+}
+
+// KeyAt reports whether p is on the on-screen keyboard, and the key under
+// it: the smallest key that holds p, or a zero Key when the keyboard names
+// none there (many keyboards expose no keys at all).
+func (v *View) KeyAt(p sdk.Point) (Key, bool) {
+	on := false
+	for i := range v.Nodes {
+		if v.Nodes[i].Role == RoleKeyboard && v.Nodes[i].Bounds.Contains(p) {
+			on = true
+			break
+		}
+	}
+	var best Key
+	for _, k := range v.Keys {
+		if k.Bounds.Contains(p) && (best.Label == "" || k.Bounds.Width()*k.Bounds.Height() < best.Bounds.Width()*best.Bounds.Height()) {
+			best, on = k, true
+		}
+	}
+	return best, on
+}
+
+// Focused returns the focused field (an editable node with focus), if any.
+func (v *View) Focused() (Node, bool) {
+	for _, n := range v.Nodes {
+		if n.Focused && (n.Editable || n.Role == RoleField || n.Role == RolePassword) {
+			return n, true
+		}
+	}
+	return Node{}, false
 }
 
 func newView(s *sdk.Screen) *View {
