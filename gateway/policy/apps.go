@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -115,4 +116,47 @@ func appIDs(item *yaml.Node, bad func(int, string, ...any)) ([]scalar, bool) {
 		ok = false
 	}
 	return ids, ok
+}
+
+// bundledNames are the bundled table's names of apps, read once.
+var bundledNames = sync.OnceValue(func() map[string]string { return appNames(bundledApps, nil) })
+
+// appNames reads the names an app table file gives its apps (id → name)
+// over base, which it does not change. It reads only what parseApps
+// accepts, and skips the rest: the names only help to recognise an app by
+// its label, where the phone gives none (Android's drivers list packages).
+func appNames(data []byte, base map[string]string) map[string]string {
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return out
+	}
+	root := doc.Content[0]
+	for i := 1; i < len(root.Content); i += 2 {
+		for _, item := range root.Content[i].Content {
+			if item.Kind != yaml.MappingNode {
+				continue
+			}
+			name := ""
+			var ids []string
+			for j := 0; j+1 < len(item.Content); j += 2 {
+				k, v := item.Content[j].Value, item.Content[j+1].Value
+				switch {
+				case k == "name":
+					name = v
+				case slices.Contains(appKeys, k) && v != "":
+					ids = append(ids, v)
+				}
+			}
+			for _, id := range ids {
+				if name != "" {
+					out[id] = name
+				}
+			}
+		}
+	}
+	return out
 }

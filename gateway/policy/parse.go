@@ -47,6 +47,10 @@ func parse(policyFile string, policy []byte, appsFile string, apps []byte) (*Pol
 	if errs = append(errs, perrs...); len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
+	p.names = bundledNames()
+	if apps != nil {
+		p.names = appNames(apps, p.names)
+	}
 	return p, nil
 }
 

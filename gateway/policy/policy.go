@@ -59,6 +59,7 @@ type Verdict struct {
 type Policy struct {
 	rules []rule
 	apps  map[string]string // app id → category
+	names map[string]string // app id → name, from the app tables
 
 	blockedCats map[string]bool
 	blockedApps patterns
@@ -86,6 +87,9 @@ type rule struct {
 
 // Category returns the category of an app id in the app table, or "".
 func (p *Policy) Category(appID string) string { return p.apps[appID] }
+
+// Name returns the name the app table gives an app id ("Chase"), or "".
+func (p *Policy) Name(appID string) string { return p.names[appID] }
 
 // Blocked reports whether agents may not see or use an app, and the app's
 // category.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -13,7 +14,7 @@ import (
 // fixture parses one of the dump package's captured screens.
 func fixture(b testing.TB, name string) *sdk.Screen {
 	b.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "drivers", "sim", "dump", "testdata", name))
+	f, err := os.Open(filepath.Join("..", "..", "drivers", "dump", "testdata", name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,14 +33,30 @@ func BenchmarkMaskScreen(b *testing.B) {
 	withCode := clone(s)
 	withCode.Elements = append(withCode.Elements,
 		sdk.Element{ID: 1000, ParentID: 1, Text: "Your Bank verification code is 482913. Don't share it.", Bounds: sdk.Rect{Right: 1080, Bottom: 100}})
+	// A shade row of a blocked app, and a phone that remembers codes.
+	withRow := clone(s)
+	withRow.Elements = append(withRow.Elements,
+		sdk.Element{ID: 1001, ParentID: 1, ResourceID: "com.android.systemui:id/expandableNotificationRow", Bounds: sdk.Rect{Top: 200, Right: 1080, Bottom: 400}},
+		sdk.Element{ID: 1002, ParentID: 1001, ResourceID: "android:id/app_name_text", Text: "Bank", Bounds: sdk.Rect{Top: 200, Right: 1080, Bottom: 260}},
+		sdk.Element{ID: 1003, ParentID: 1001, ResourceID: "android:id/text", Text: "Salary received +$1,850.00", Bounds: sdk.Rect{Top: 260, Right: 1080, Bottom: 400}})
+	recall := NewRecall(time.Minute)
+	recall.Add("305 118")
+	recall.Add("771 042")
+	hide := func(n Notice) bool { return n.App == "Bank" }
 	for _, bc := range []struct {
 		name string
 		s    *sdk.Screen
-	}{{"quick-settings", s}, {"quick-settings+code", withCode}} {
+		opts Options
+	}{
+		{"quick-settings", s, Options{}},
+		{"quick-settings+code", withCode, Options{}},
+		{"quick-settings+notification", withRow, Options{Hide: hide}},
+		{"quick-settings+recall", s, Options{Recall: recall}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				MaskScreen(bc.s, Options{})
+				MaskScreen(bc.s, bc.opts)
 			}
 		})
 	}
@@ -52,6 +69,8 @@ func BenchmarkFindCodes(b *testing.B) {
 		{"zh-code", "【银行】您的验证码是482913，5分钟内有效，请勿泄露给他人。如非本人操作，请忽略本短信。"},
 		{"en-no-code", "Ben: Did you get the tickets for Saturday? Doors open at 19:30, it's $45 each."},
 		{"no-digits", "Ana Silva: Here are the photos! Which one should we print?"},
+		{"en-spaced-invisible", "Your verification code is 4 8 2\u200b9 1 3. Don't share it with anyone."},
+		{"en-password", "Your temporary password is Xk7#pq2. Change it after you sign in."},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

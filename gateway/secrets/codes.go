@@ -18,21 +18,24 @@ const Mask = "•"
 // window is how many characters may separate a code from its code word.
 const window = 64
 
-// FindCodes returns where text holds one-time codes, in order. A code is a
-// number of 4 to 8 digits (or two groups of 3 or 4, "482 913", or after a
-// short prefix, "G-482913") in the same sentence as a code word and at most
-// 64 characters from it, or alone in the sentence right before or after
-// one ("Verification code\n482913"). An upper-case token of letters and
-// digits right after a code word ("Your code: K7F2Q9") counts too, and so
-// does every repeat of a code found in the same text (in a login link).
-// Spans cover the digits (and a separator between two groups), not a
-// prefix.
+// FindCodes returns where text holds one-time codes and passwords, in
+// order. A code is a number of 4 to 8 digits (whole, in equal groups,
+// "482 913", "4829-1357", "48 29 13", "4 8 2 9 1 3", or after a short
+// prefix, "G-482913"; an invisible space inside it does not count) in the
+// same sentence as a code word and at most 64 characters from it, or alone
+// in the sentence right before or after one ("Verification code\n482913").
+// An upper-case token of letters and digits right after a code word ("Your
+// code: K7F2Q9") counts too, as does a token with a digit right after a
+// password word ("temporary password: Xk7#pq2"), and every repeat of a code
+// found in the same text (in a login link). Spans cover the digits (and the
+// separators between groups), not a prefix.
 func FindCodes(text string) []Span {
 	return findCodes(text, scope{})
 }
 
-// MaskCodes replaces every letter and digit of each code in text with "•"
-// and keeps the rest: "Your code is 482913" becomes "Your code is ••••••".
+// MaskCodes replaces every visible character of each code in text, but
+// spaces, with "•" and keeps the rest: "Your code is 482913" becomes "Your
+// code is ••••••".
 func MaskCodes(text string) string {
 	return maskSpans(text, FindCodes(text))
 }
@@ -42,6 +45,13 @@ type scope struct {
 	// authenticator: the text comes from an authenticator app, where every
 	// number of 6 to 8 digits is a code.
 	authenticator bool
+	// notice: the text is a notification's (in the list, the shade, the
+	// lock screen or a banner), where a number alone in its sentence is a
+	// code: "482913" sent by SMS, or under a title that names no code.
+	notice bool
+	// all: every number that has the shape of a code is one; for a screen
+	// the agent never sees (a blocked app's), whose codes are remembered.
+	all bool
 	// aboutCodes, when set, tells whether the text sits among others that
 	// talk about codes (a screen with a code field or "Enter the code"),
 	// where a number alone in its sentence is a code. It is asked only
@@ -92,7 +102,7 @@ func findCodes(text string, sc scope) []Span {
 		}
 	}
 	sortSpans(out)
-	return out
+	return slices.Compact(out)
 }
 
 // digitsOf keeps the letters and digits of r.
@@ -127,7 +137,7 @@ func mayHoldCode(text string) bool {
 }
 
 func isCode(f folded, sent []int32, c candidate, hits []hit, sc scope) bool {
-	if !c.alnum && sc.authenticator && c.digits >= 6 && c.digits <= 8 {
+	if !c.alnum && (sc.all || sc.authenticator && c.digits >= 6 && c.digits <= 8) {
 		return true
 	}
 	alone := standalone(f.r, sent, c)
@@ -144,24 +154,25 @@ func isCode(f folded, sent []int32, c candidate, hits []hit, sc scope) bool {
 			return true
 		}
 	}
-	return alone && !c.alnum && sc.aboutCodes != nil && sc.aboutCodes()
+	return alone && !c.alnum && (sc.notice || sc.aboutCodes != nil && sc.aboutCodes())
 }
 
-// mixedToken reports whether r holds a run of 4 to 10 ASCII letters and
-// digits with both, the shape of a code like "K7F2Q9".
+// mixedToken reports whether r holds a run of 4 to 64 visible ASCII
+// characters with a letter and a digit, the shape of a code like "K7F2Q9"
+// or a password like "Xk7#pq2".
 func mixedToken(r []rune) bool {
 	n, letters, digits := 0, false, false
 	for i := 0; i <= len(r); i++ {
-		if i < len(r) && r[i] < utf8.RuneSelf && isWordRune(r[i]) && r[i] != '_' {
+		if i < len(r) && r[i] > ' ' && r[i] < utf8.RuneSelf {
 			n++
 			if isDigit(r[i]) {
 				digits = true
-			} else {
+			} else if 'a' <= r[i] && r[i] <= 'z' {
 				letters = true
 			}
 			continue
 		}
-		if n >= 4 && n <= 10 && letters && digits {
+		if n >= 4 && n <= 64 && letters && digits {
 			return true
 		}
 		n, letters, digits = 0, false, false
@@ -216,7 +227,7 @@ func endsSentence(r []rune, i int) bool {
 }
 
 // numbers finds the numbers of f that look like codes on their own: 4 to 8
-// digits, or two groups of 3 or 4 joined by one space or dash, with nothing
+// digits, whole or in groups of equal size (see grouped), with nothing
 // around them that makes them a price, a time, a date, a phone number, a
 // card ending or part of a word.
 func numbers(f folded) []candidate {
@@ -227,9 +238,9 @@ func numbers(f folded) []candidate {
 			i++
 			continue
 		}
-		// A cluster: digit groups joined by single spaces or dashes.
+		// A cluster: digit groups joined by one or two spaces or a dash.
 		var groups [][2]int
-		seps := ""
+		dashed := false
 		j := i
 		for {
 			k := j
@@ -237,26 +248,26 @@ func numbers(f folded) []candidate {
 				k++
 			}
 			groups = append(groups, [2]int{j, k})
-			if k+1 < len(r) && (r[k] == ' ' || r[k] == '-') && isDigit(r[k+1]) {
-				seps += string(r[k])
-				j = k + 1
+			if n, dash := separator(r, k); n > 0 {
+				dashed = dashed || dash
+				j = k + n
 				continue
 			}
 			j = k
 			break
 		}
 		i = j
-		switch {
+		last := groups[len(groups)-1][1]
+		switch n, size := groupSizes(groups); {
 		case len(groups) == 1:
-			if c, ok := number(r, groups[0][0], groups[0][1], groups[0][1]-groups[0][0]); ok {
+			if c, ok := number(r, groups[0][0], last, n); ok {
 				out = append(out, c)
 			}
-		case len(groups) == 2 && twoGroups(groups):
-			n := groups[0][1] - groups[0][0] + groups[1][1] - groups[1][0]
-			if c, ok := number(r, groups[0][0], groups[1][1], n); ok {
+		case size > 0 && grouped(n, size, dashed):
+			if c, ok := number(r, groups[0][0], last, n); ok {
 				out = append(out, c)
 			}
-		case len(groups) == 2 && seps == " ":
+		case len(groups) == 2 && !dashed && !phoneLike(groups):
 			// "Step 2 482913": two numbers, each judged alone.
 			for _, g := range groups {
 				if c, ok := number(r, g[0], g[1], g[1]-g[0]); ok {
@@ -264,13 +275,53 @@ func numbers(f folded) []candidate {
 				}
 			}
 		}
-		// Three groups or more are phone, card or account numbers and dates.
+		// Other clusters of three groups or more are phone, card or account
+		// numbers and dates.
 	}
 	return out
 }
 
-func twoGroups(g [][2]int) bool {
-	a, b := g[0][1]-g[0][0], g[1][1]-g[1][0]
+// separator returns the length of the separator of two digit groups at
+// r[k:] (one or two spaces, or one dash, before a digit), or 0, and
+// whether it is a dash.
+func separator(r []rune, k int) (int, bool) {
+	switch {
+	case k+1 < len(r) && r[k] == '-' && isDigit(r[k+1]):
+		return 1, true
+	case k+1 < len(r) && r[k] == ' ' && isDigit(r[k+1]):
+		return 1, false
+	case k+2 < len(r) && r[k] == ' ' && r[k+1] == ' ' && isDigit(r[k+2]):
+		return 2, false
+	}
+	return 0, false
+}
+
+// groupSizes returns how many digits the groups hold, and their size when
+// all have the same (else 0).
+func groupSizes(groups [][2]int) (n, size int) {
+	size = groups[0][1] - groups[0][0]
+	for _, g := range groups {
+		d := g[1] - g[0]
+		n += d
+		if d != size {
+			size = 0
+		}
+	}
+	return n, size
+}
+
+// grouped reports whether equal groups of size digits, n in all, are one
+// code: "482 913", "4829-1357", "48 29 13", "4 8 2 9 1 3". Groups of one or
+// two digits joined by dashes are dates ("12-05-26"), and two pairs are a
+// time ("12 30"), not codes.
+func grouped(n, size int, dashed bool) bool {
+	return n >= 4 && n <= 8 && size <= 4 && (size >= 3 || !dashed) && !(size == 2 && n == 4)
+}
+
+// phoneLike reports whether two groups of 3 and 4 digits read as a phone
+// number ("555 0100"), which is neither one code nor two.
+func phoneLike(groups [][2]int) bool {
+	a, b := groups[0][1]-groups[0][0], groups[1][1]-groups[1][0]
 	return a >= 3 && a <= 4 && b >= 3 && b <= 4
 }
 
@@ -402,6 +453,12 @@ func tokensAfter(f folded, text string, hits []hit) []candidate {
 	var out []candidate
 	r := f.r
 	for _, h := range hits {
+		if h.group == passwordGroup {
+			if c, ok := passwordToken(r, h); ok {
+				out = append(out, c)
+			}
+			continue
+		}
 		i := skipSpaces(r, h.e)
 		if i < len(r) && (r[i] == ':' || r[i] == '=') {
 			i = skipSpaces(r, i+1)
@@ -430,6 +487,54 @@ func tokensAfter(f folded, text string, hits []hit) []candidate {
 
 var connectors = map[string]bool{"is": true, "es": true, "est": true, "ist": true, "e": true, "lautet": true, "是": true, "为": true, "為": true, "は": true}
 
+// passwordToken finds a password given after a password word, with at most
+// a colon, a dash, "is" or a word such as "temporary" between: "temporary
+// password: Xk7#pq2", "임시 비밀번호는 Xk7#pq2입니다". The token is visible
+// ASCII up to a space, 4 to 64 characters with a digit: "Your password is
+// incorrect" holds none.
+func passwordToken(r []rune, h hit) (candidate, bool) {
+	i := skipSpaces(r, h.e)
+	for step := 0; step < 4 && i < len(r); step++ {
+		if strings.ContainsRune(":=-—\"'«“(", r[i]) {
+			i = skipSpaces(r, i+1)
+			continue
+		}
+		w := wordAt(r, i)
+		if w == "" || !connectors[w] && !passwordConnectors[w] {
+			break
+		}
+		i = skipSpaces(r, i+len([]rune(w)))
+	}
+	j, digits := i, 0
+	for j < len(r) && r[j] > ' ' && r[j] < utf8.RuneSelf && r[j] != '"' && r[j] != '`' {
+		if isDigit(r[j]) {
+			digits++
+		}
+		j++
+	}
+	for j > i && strings.ContainsRune(".,;)]}'", r[j-1]) {
+		if isDigit(r[j-1]) {
+			digits--
+		}
+		j--
+	}
+	if j-i < 4 || j-i > 64 || digits == 0 {
+		return candidate{}, false
+	}
+	return candidate{s: i, e: j, pre: i, digits: digits, alnum: true}, true
+}
+
+// passwordConnectors may stand between a password word and the password:
+// particles, and "temporary" or "new" where it follows the noun.
+var passwordConnectors = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("는 은 이 가 هو هي temporal temporaire provisoire temporária provisória " +
+		"nueva nouveau nova nuevo novo المؤقتة المؤقت الجديدة") {
+		m[foldString(w)] = true
+	}
+	return m
+}()
+
 func skipSpaces(r []rune, i int) int {
 	for i < len(r) && r[i] == ' ' {
 		i++
@@ -454,7 +559,7 @@ func sortSpans(s []Span) {
 	slices.SortFunc(s, func(a, b Span) int { return a.Start - b.Start })
 }
 
-// maskSpans replaces the letters and digits inside spans with Mask.
+// maskSpans replaces what is visible inside spans, but spaces, with Mask.
 func maskSpans(text string, spans []Span) string {
 	if len(spans) == 0 {
 		return text
@@ -477,15 +582,17 @@ func maskSpans(text string, spans []Span) string {
 	return b.String()
 }
 
-// maskWords replaces every letter and digit of s with Mask.
+// maskWords replaces every visible character of s but spaces with Mask:
+// letters, digits and the symbols of a password ("Xk7#pq2" gives
+// "•••••••").
 func maskWords(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) * 3)
 	for _, c := range s {
-		if unicode.IsLetter(c) || unicode.IsDigit(c) {
-			b.WriteString(Mask)
-		} else {
+		if unicode.IsSpace(c) || invisible(c) {
 			b.WriteRune(c)
+		} else {
+			b.WriteString(Mask)
 		}
 	}
 	return b.String()

@@ -14,19 +14,73 @@ type folded struct {
 	off []int
 }
 
-// fold prepares text for matching.
+// fold prepares text for matching. An invisible character (a zero-width
+// space, a word joiner, a byte-order mark, a soft hyphen, a direction mark)
+// shows nothing, so it is dropped between two digits or two letters
+// ("482\u200b913" reads 482913) and read as a space elsewhere.
 func fold(text string) folded {
 	f := folded{r: make([]rune, 0, len(text)), off: make([]int, 0, len(text)+1)}
+	hidden := false
 	for i, c := range text {
 		if c >= 0x300 && unicode.Is(unicode.Mn, c) {
 			// A combining mark (decomposed "é") belongs to the previous rune.
 			continue
 		}
-		f.r = append(f.r, foldRune(c))
+		if invisible(c) {
+			hidden = true
+			c = zeroWidth
+		} else {
+			c = foldRune(c)
+		}
+		f.r = append(f.r, c)
 		f.off = append(f.off, i)
 	}
 	f.off = append(f.off, len(text))
+	if hidden {
+		f = f.joinInvisible()
+	}
 	return f
+}
+
+// zeroWidth stands for an invisible character while fold works.
+const zeroWidth = '\uFFFF'
+
+// invisible reports whether c is a format character that shows nothing.
+func invisible(c rune) bool {
+	return c == 0xAD || c >= 0x600 && unicode.Is(unicode.Cf, c)
+}
+
+// joinInvisible drops each run of invisible characters between two digits
+// or two letters, and makes the others spaces.
+func (f folded) joinInvisible() folded {
+	out := folded{r: make([]rune, 0, len(f.r)), off: make([]int, 0, len(f.off))}
+	n := len(f.r)
+	for i := 0; i < n; i++ {
+		if f.r[i] != zeroWidth {
+			out.r = append(out.r, f.r[i])
+			out.off = append(out.off, f.off[i])
+			continue
+		}
+		j := i
+		for j < n && f.r[j] == zeroWidth {
+			j++
+		}
+		if i == 0 || j == n || !sameKind(f.r[i-1], f.r[j]) {
+			out.r = append(out.r, ' ')
+			out.off = append(out.off, f.off[i])
+		}
+		i = j - 1
+	}
+	out.off = append(out.off, f.off[n])
+	return out
+}
+
+// sameKind reports whether a and b are both digits or both letters.
+func sameKind(a, b rune) bool {
+	if isDigit(a) || isDigit(b) {
+		return isDigit(a) && isDigit(b)
+	}
+	return isWordRune(a) && isWordRune(b)
 }
 
 // foldString is fold for tables: the folded runes as a string.
@@ -51,9 +105,10 @@ func foldRune(c rune) rune {
 		return foldRune(c - 0xFEE0)
 	}
 	switch c {
-	case 0x00A0, 0x2007, 0x2009, 0x200A, 0x202F, 0x205F, 0x3000:
+	case 0x00A0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+		0x202F, 0x205F, 0x3000:
 		return ' '
-	case 0x2010, 0x2011, 0x2012, 0x2013, 0x2212, 0xFE63:
+	case 0x2010, 0x2011, 0x2012, 0x2013, 0x2212, 0xFE58, 0xFE63:
 		return '-'
 	case 0x2028, 0x2029:
 		return '\n'

@@ -15,8 +15,9 @@ type lexicon struct {
 }
 
 type entry struct {
-	r   []rune
-	how matchMode
+	r     []rune
+	how   matchMode
+	group int // which of the lexicon's word lists the entry is from
 }
 
 type matchMode uint8
@@ -27,14 +28,16 @@ const (
 	whole                     // a whole word: "pin" is not "spinning"
 )
 
-// hit is one match: runes [s, e) of the folded text.
-type hit struct{ s, e int }
+// hit is one match: runes [s, e) of the folded text, of a word from the
+// lexicon's list number group.
+type hit struct{ s, e, group int }
 
 // newLexicon builds a lexicon. Words in the tables are written naturally and
-// folded here, exactly like the text they are matched against.
+// folded here, exactly like the text they are matched against. A hit tells
+// which of the lists its word is from.
 func newLexicon(groups ...[]string) *lexicon {
 	l := &lexicon{byFirst: map[rune][]entry{}, not: &lexicon{byFirst: map[rune][]entry{}}}
-	for _, g := range groups {
+	for gi, g := range groups {
 		for _, w := range g {
 			how, exclude := anywhere, false
 			for len(w) > 0 && strings.ContainsRune("^=!", rune(w[0])) {
@@ -53,7 +56,7 @@ func newLexicon(groups ...[]string) *lexicon {
 				to = l.not
 			}
 			for _, v := range variants(foldString(w)) {
-				to.add(entry{r: []rune(v), how: how})
+				to.add(entry{r: []rune(v), how: how, group: gi})
 			}
 		}
 	}
@@ -128,7 +131,7 @@ func (l *lexicon) scan(r []rune) []hit {
 			if en.how == whole && e < len(r) && isWordRune(r[e]) {
 				continue
 			}
-			hits = append(hits, hit{i, e})
+			hits = append(hits, hit{i, e, en.group})
 		}
 	}
 	return hits
@@ -187,6 +190,10 @@ var passwordWords = []string{
 	"^contraseña", "=clave", "^senha", "^mot de passe", "^haslo", "^sifre", "^parola d",
 	"пароль", "密码", "密碼", "パスワード", "暗証番号", "비밀번호", "암호",
 	"كلمة المرور", "كلمة السر", "الرقم السري", "رقم سري", "סיסמה", "पासवर्ड",
+	// Temporary and one-time passwords, where the qualifier follows the noun.
+	"^contraseña temporal", "^contraseña provisional", "^mot de passe temporaire",
+	"^mot de passe provisoire", "^senha temporária", "^senha provisória", "كلمة المرور المؤقتة",
+	"كلمة السر المؤقتة", "^einmalpasswort", "^einmalkennwort",
 }
 
 // notCodeWords are phrases with a code word that do not name a secret.
@@ -231,6 +238,9 @@ var notCodeWords = []string{
 	"!كود الخصم", "!كود خصم", "!رمز الاستجابة السريعة", "!رمز qr", "!رمز الخطأ", "!رمز الدولة",
 	"!رمز الإحالة", "!رمز القسيمة", "!رمز الكوبون", "!كود الكوبون", "!رمز المنطقة",
 }
+
+// passwordGroup is the place of passwordWords among secretText's lists.
+const passwordGroup = 1
 
 var (
 	// secretText finds the words that make a nearby number a code.
