@@ -50,11 +50,23 @@ var rank = func() map[Kind]int {
 type Action struct {
 	Kind   string       // tap, double_tap, long_press, swipe, scroll, type, key, launch, stop, open_url
 	Target *screen.Node // the element acted on, nil when none; for type and key nil means the focused field
-	Text   string       // type: the text
-	Submit bool         // type: submit after typing (the enter or send key)
-	Key    string       // key: the key's name ("enter")
-	URL    string       // open_url
-	App    string       // launch, stop: the app
+	// End is the element under the point where a swipe or scroll lifts the
+	// finger, nil when none: a release on a control may work it.
+	End *screen.Node
+	// OnKeyboard says that the touch (a tap, a long press, the start of a
+	// swipe) lands on the on-screen keyboard, on the key named KeyboardKey
+	// ("" when the keyboard names no key there, as many do not): typing, or
+	// the keyboard's action key, which submits the focused field.
+	OnKeyboard  bool
+	KeyboardKey string
+	// EndOnKeyboard and EndKeyboardKey are the same for a swipe's end.
+	EndOnKeyboard  bool
+	EndKeyboardKey string
+	Text           string // type: the text
+	Submit         bool   // type: submit after typing (the enter or send key)
+	Key            string // key: the key's name ("enter")
+	URL            string // open_url
+	App            string // launch, stop: the app
 }
 
 // Result is what an action would commit. Kind is empty when nothing.
@@ -67,6 +79,13 @@ type Result struct {
 // Detect classifies what a would commit on screen v. v may be nil (no
 // screen context); a.Target, when set, should be a node of v so that its
 // dialog and neighbours can be read.
+//
+// Every input an agent can cause is judged: a long press works a control
+// as a tap does (a button without a long-press action clicks on release);
+// a swipe or scroll is judged by the element it starts on and the one it
+// ends on, the stronger of the two; a touch on the on-screen keyboard types,
+// or submits the focused field with the keyboard's action key; enter on a
+// focused control clicks it.
 func Detect(v *screen.View, a Action) Result {
 	d := detector{v: v}
 	if v != nil {
@@ -75,9 +94,28 @@ func Detect(v *screen.View, a Action) Result {
 	switch strings.ToLower(a.Kind) {
 	case "open_url":
 		return byURL(a.URL)
-	case "tap", "double_tap", "click":
-		return d.tap(d.node(a.Target))
+	case "tap", "double_tap", "click", "long_press":
+		return d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
+	case "swipe", "scroll":
+		start := d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
+		end := d.touch(a.End, a.EndOnKeyboard, a.EndKeyboardKey)
+		if start.Kind != "" {
+			start.Evidence = a.Kind + " starting on " + start.Evidence
+		}
+		if end.Kind != "" {
+			end.Evidence = a.Kind + " ending on " + end.Evidence
+		}
+		if Stronger(end, start) {
+			return end
+		}
+		return start
 	case "type":
+		if a.OnKeyboard {
+			// The tap that should focus the field lands on a key.
+			if r := d.keyboard(a.KeyboardKey); r.Kind != "" {
+				return r
+			}
+		}
 		if !a.Submit && !strings.ContainsAny(a.Text, "\n\r") {
 			return Result{}
 		}
@@ -87,14 +125,115 @@ func Detect(v *screen.View, a Action) Result {
 		}
 		return d.submit(d.field(a.Target), how)
 	case "key":
-		switch strings.ToLower(a.Key) {
-		case "enter", "return", "numpad_enter", "keycode_enter", "send", "\n":
-			return d.submit(d.field(a.Target), "key "+strings.ToLower(a.Key))
+		switch k := strings.ToLower(a.Key); k {
+		case "enter", "return", "numpad_enter", "keycode_enter", "send", "\n", "dpad_center":
+			if f := d.field(a.Target); f != nil {
+				return d.submit(f, "key "+k)
+			}
+			if c := d.focusedControl(); c != nil {
+				// Enter on a focused button clicks it.
+				r := d.tap(c)
+				if r.Kind != "" {
+					r.Evidence = "key " + k + " on the focused " + r.Evidence
+				}
+				return r
+			}
 		case "call", "keycode_call":
-			return Result{Kind: Call, Evidence: "key " + strings.ToLower(a.Key)}
+			return Result{Kind: Call, Evidence: "key " + k}
 		}
 	}
 	return Result{}
+}
+
+// Stronger reports whether a commits more than b: a commit over none, and
+// between two the more consequential kind (Kinds' order).
+func Stronger(a, b Result) bool {
+	return a.Kind != "" && (b.Kind == "" || rank[a.Kind] < rank[b.Kind])
+}
+
+// touch classifies a touch on n, or on the keyboard's key.
+func (d *detector) touch(n *screen.Node, onKeyboard bool, key string) Result {
+	n = d.node(n)
+	if onKeyboard || (n != nil && n.Role == screen.RoleKeyboard) {
+		return d.keyboard(key)
+	}
+	return d.tap(n)
+}
+
+// keyboard classifies a touch on the on-screen keyboard's key: a key that
+// types or edits commits nothing; any other key, or a key the keyboard does
+// not name, is taken for its action key (enter, send, go, search, done),
+// which submits the focused field.
+func (d *detector) keyboard(key string) Result {
+	if typingKey(key) {
+		return Result{}
+	}
+	how := "the keyboard's key " + strconv.Quote(key)
+	if key == "" {
+		how = "a key of the keyboard that it does not name (taken for its action key)"
+	}
+	return d.submit(d.field(nil), how)
+}
+
+// typingKey reports whether a keyboard key types a character or only edits
+// (space, delete, shift, the symbol and emoji switches): not the action key.
+func typingKey(key string) bool {
+	k := strings.TrimSpace(key)
+	if k == "" {
+		return false
+	}
+	if n := utf8.RuneCountInString(k); n <= 2 {
+		letters := 0
+		for _, r := range k {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+			if r == '\n' || r == '\r' || r == '↵' || r == '⏎' || r == '⮐' || r == '↩' || r == '⌤' || r == '⎆' || r == '✓' || r == '✔' || r == '➤' || r == '➔' || r == '→' || r == '▶' || r == '➢' {
+				return false // an enter or send arrow
+			}
+		}
+		// A letter, digit, sign or emoji types ("⌫" and "⇧" edit); two
+		// letters are a word: "Go", "OK", "发送".
+		if n == 1 || letters < 2 {
+			return true
+		}
+	}
+	_, ok := editingKeys[normalize(k)]
+	return ok
+}
+
+// editingKeys are the names of keyboard keys that edit or switch layouts,
+// normalized, in the eleven languages.
+var editingKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Split("space|space bar|spacebar|delete|backspace|shift|caps lock|capslock|more|symbols|emoji|emojis|globe|next keyboard|switch keyboard|switch input method|dictate|dictation|voice input|microphone|settings|abc|123|?123|=\\<|#+=|clipboard|more keys|keyboard|hide keyboard|tab|"+
+		"espacio|borrar|eliminar|mayusculas|simbolos|"+ // es
+		"espace|supprimer|effacer|majuscule|majuscules|symboles|"+ // fr
+		"leerzeichen|loschen|umschalt|umschalttaste|symbole|"+ // de
+		"espaco|apagar|maiusculas|simbolos|"+ // pt
+		"пробел|удалить|стереть|шифт|символы|"+ // ru
+		"مسافة|حذف|مسح|رموز|"+ // ar
+		"空格|删除|刪除|退格|符号|符號|切换|切換|"+ // zh
+		"スペース|空白|削除|シフト|記号|"+ // ja
+		"스페이스|띄어쓰기|삭제|시프트|기호", "|") {
+		if n := normalize(w); n != "" {
+			m[n] = true
+		}
+	}
+	return m
+}()
+
+// focusedControl is the control with focus (a key's enter clicks it).
+func (d *detector) focusedControl() *screen.Node {
+	if d.v == nil {
+		return nil
+	}
+	for i := range d.v.Nodes {
+		if n := &d.v.Nodes[i]; n.Focused && !n.Editable && (n.Clickable || n.Checkable) {
+			return n
+		}
+	}
+	return nil
 }
 
 // detector holds one call's screen.
@@ -355,6 +494,22 @@ func (d *detector) toggle(n *screen.Node) Result {
 	return Result{} // a form's checkbox or option: "Remember me", "I agree"
 }
 
+// dialogOf is the index of the nearest dialog around node i, -1 when none:
+// it walks up the parents (they come earlier).
+func (d *detector) dialogOf(i int) int {
+	for p := d.v.Nodes[i].Parent; p != 0; {
+		j := d.index(p)
+		if j < 0 {
+			break
+		}
+		if d.v.Nodes[j].Role == screen.RoleDialog {
+			return j
+		}
+		p = d.v.Nodes[j].Parent
+	}
+	return -1
+}
+
 // context is the kind that the dialog around n (or, when wide, the screen's
 // text) says a generic "OK" or "Confirm" commits.
 func (d *detector) context(n *screen.Node, wide bool) (Result, bool) {
@@ -365,19 +520,7 @@ func (d *detector) context(n *screen.Node, wide bool) (Result, bool) {
 	if i < 0 {
 		return Result{}, false
 	}
-	// The nearest enclosing dialog: walk parents (they come earlier).
-	dlg := -1
-	for p := d.v.Nodes[i].Parent; p != 0; {
-		j := d.index(p)
-		if j < 0 {
-			break
-		}
-		if d.v.Nodes[j].Role == screen.RoleDialog {
-			dlg = j
-			break
-		}
-		p = d.v.Nodes[j].Parent
-	}
+	dlg := d.dialogOf(i)
 	var texts []*screen.Node
 	where := "on screen"
 	switch {
