@@ -40,6 +40,31 @@ func BenchmarkAddStep(b *testing.B) {
 	}
 }
 
+// BenchmarkStepIntent is the history's cost in an acting step: the step
+// committed as running before the action, then its end committed after it
+// (two transactions).
+func BenchmarkStepIntent(b *testing.B) {
+	s := openTemp(b)
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.StartTask(ctx, history.Task{ID: "k1", StartedAt: time.Now()}); err != nil {
+		b.Fatal(err)
+	}
+	seq := 0
+	for b.Loop() {
+		seq++
+		st := benchStep(fmt.Sprint("p", seq), "k1", seq)
+		begun := st
+		begun.Outcome, begun.Message, begun.Diff = history.StepRunning, "", ""
+		if err := s.AddStep(ctx, begun); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.FinishStep(ctx, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkAddStepParallel is many agents stepping at once, each in its own
 // task.
 func BenchmarkAddStepParallel(b *testing.B) {

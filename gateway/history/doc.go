@@ -20,6 +20,40 @@
 // path at tens of microseconds; the occasional commit that checkpoints the WAL
 // into the database, and syncs, takes a few milliseconds.
 //
+// An acting tool call writes its step twice: before the action, with the
+// outcome [StepRunning], and after it with [Store.FinishStep]. The first
+// write is what lets the gateway keep its promise to the person: a step is
+// committed before the phone changes, or the action is not done. A step
+// still running when the daemon stopped is ended by [Store.SettleSteps] at
+// the next start (the gateway makes it "uncertain").
+//
+// # When the history cannot be written
+//
+// A write that fails because the history cannot be written at all (a full
+// disk, a file size limit, a read-only, immutable or damaged file) fails
+// with a [*WriteError], which errors.Is [ErrUnwritable] and says why in
+// words for people; reads go on. [Store.Health] says whether writes work,
+// since when they fail, why, what the person should do, and when they
+// worked again: the next write that changes the file and works ends the
+// failure. Errors about what was written (ErrExists, ErrNotFound, ErrEnded,
+// ErrInvalid) say nothing about the disk and leave Health as it is. [Memory]
+// fails its writes on demand ([Memory.FailWrites]) for tests.
+//
+// [Open] checks the file with PRAGMA quick_check before it migrates it: a
+// damaged database is refused with [ErrDamaged] and a message that names
+// the file and says what to do (move it away; the daemon then starts a new
+// history). A database it can read but not write opens, with Health failing
+// from its first write.
+//
+// The file is opened with SQLite's "unix-excl" VFS: the daemon's process
+// holds it exclusively, and the WAL index lives in the process's memory
+// rather than in a -shm file mapped by every connection. A mapped file that
+// becomes unwritable (an immutable flag, a full disk under a sparse file)
+// turns the next write into SIGBUS, which would kill the daemon; no -shm
+// file is made or read. Another program that opens the database while the
+// daemon runs gets "database is locked"; once the daemon has stopped, it
+// opens it as usual.
+//
 // # Schema
 //
 // The schema is created and upgraded by numbered migrations embedded in the

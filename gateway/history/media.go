@@ -17,6 +17,9 @@ import (
 const (
 	KindBefore = "before"
 	KindAfter  = "after"
+	// KindApproval is the screenshot of an approval's card: the screen
+	// when the agent asked (a media row of the task, not of a step).
+	KindApproval = "approval"
 )
 
 // A Shot is a screenshot to save: JPEG bytes as the driver encoded them.
@@ -28,6 +31,10 @@ type Shot struct {
 	Width  int
 	Height int
 }
+
+// ApprovalMediaID is the ID of the Media row for an approval card's
+// screenshot (KindApproval).
+func ApprovalMediaID(approvalID string) string { return "approval-" + approvalID }
 
 // MediaID is the ID of the Media row for a step's screenshot of a kind.
 func MediaID(stepID, kind string) string { return stepID + "-" + kind }

@@ -3,16 +3,22 @@ package history
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Memory is a Store kept in memory, for tests. It behaves as SQLite does,
 // down to the millisecond precision of times and the errors it returns.
 type Memory struct {
+	health meter
+	// fail is the cause every write fails with while it is set (FailWrites).
+	fail atomic.Pointer[string]
+
 	mu       sync.Mutex
 	devices  map[string]Device
 	agents   map[string]Agent
@@ -45,6 +51,29 @@ func NewMemory() *Memory {
 	}
 }
 
+// FailWrites makes every later write fail as a store that cannot be
+// written does, with cause as its Cause, until FailWrites(""): a test's
+// full disk. Reads go on working.
+func (m *Memory) FailWrites(cause string) {
+	m.fail.Store(&cause)
+}
+
+// writable fails a write while FailWrites is in force, and keeps the
+// store's Health.
+func (m *Memory) writable() error {
+	cause := m.fail.Load()
+	if cause == nil || *cause == "" {
+		m.health.worked()
+		return nil
+	}
+	err := &WriteError{Cause: *cause, Err: errors.New("the test made the store fail its writes")}
+	m.health.failed(*cause, "call FailWrites(\"\")", err)
+	return err
+}
+
+// Health implements Store.
+func (m *Memory) Health() Health { return m.health.get() }
+
 // Close implements Store; it keeps the data.
 func (m *Memory) Close() error { return nil }
 
@@ -56,6 +85,9 @@ func (m *Memory) UpsertDevice(_ context.Context, d Device) error {
 	d.FirstSeen, d.LastSeen = ms(d.FirstSeen), ms(d.LastSeen)
 	if d.FirstSeen.IsZero() {
 		d.FirstSeen = d.LastSeen
+	}
+	if err := m.writable(); err != nil {
+		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -86,6 +118,9 @@ func (m *Memory) UpsertAgent(_ context.Context, a Agent) error {
 	if a.FirstSeen.IsZero() {
 		a.FirstSeen = a.LastSeen
 	}
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.agents[a.ID]; ok && !old.FirstSeen.IsZero() {
@@ -112,6 +147,9 @@ func (m *Memory) StartSession(_ context.Context, s Session) error {
 		return err
 	}
 	s.StartedAt, s.EndedAt = ms(s.StartedAt), time.Time{}
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.sessions[s.ID]; ok {
@@ -141,6 +179,9 @@ func (m *Memory) refs(what, id, session, agent, device string) error {
 // EndSession implements Store.
 func (m *Memory) EndSession(_ context.Context, id string, at time.Time) error {
 	if err := checkAt("session", id, at); err != nil {
+		return err
+	}
+	if err := m.writable(); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -175,6 +216,9 @@ func (m *Memory) StartTask(_ context.Context, t Task) error {
 	}
 	t.Apps = cloneApps(t.Apps)
 	t.StartedAt, t.EndedAt, t.Outcome = ms(t.StartedAt), time.Time{}, ""
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tasks[t.ID]; ok {
@@ -193,6 +237,9 @@ func (m *Memory) EndTask(_ context.Context, id string, at time.Time, outcome str
 		return err
 	}
 	if err := checkOutcome("task", id, outcome); err != nil {
+		return err
+	}
+	if err := m.writable(); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -305,6 +352,9 @@ func (m *Memory) CloseOpen(_ context.Context, at time.Time, outcome string) (int
 	if err := checkOutcome("open tasks", "*", outcome); err != nil {
 		return 0, err
 	}
+	if err := m.writable(); err != nil {
+		return 0, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -329,6 +379,9 @@ func (m *Memory) AddStep(_ context.Context, st Step) error {
 		return err
 	}
 	st.StartedAt = ms(st.StartedAt)
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.steps[st.ID]; ok {
@@ -347,8 +400,55 @@ func (m *Memory) AddStep(_ context.Context, st Step) error {
 	return nil
 }
 
+// FinishStep implements Store.
+func (m *Memory) FinishStep(_ context.Context, st Step) error {
+	if err := checkFinish(st); err != nil {
+		return err
+	}
+	if err := m.writable(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.steps[st.ID]
+	switch {
+	case !ok:
+		return fmt.Errorf("step %q: %w", st.ID, ErrNotFound)
+	case p.Outcome != StepRunning:
+		return fmt.Errorf("step %q: %w", st.ID, ErrEnded)
+	}
+	p.Outcome, p.Message, p.Diff, p.Duration = st.Outcome, st.Message, st.Diff, st.Duration
+	return nil
+}
+
+// SettleSteps implements Store.
+func (m *Memory) SettleSteps(_ context.Context, outcome, message string) (int, error) {
+	if outcome == StepRunning {
+		return 0, fmt.Errorf("running steps: outcome %q does not end them: %w", outcome, ErrInvalid)
+	}
+	if err := checkOutcome("running steps", "*", outcome); err != nil {
+		return 0, err
+	}
+	if err := m.writable(); err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, p := range m.steps {
+		if p.Outcome == StepRunning {
+			p.Outcome, p.Message = outcome, message
+			n++
+		}
+	}
+	return n, nil
+}
+
 // SetStepMedia implements Store.
 func (m *Memory) SetStepMedia(_ context.Context, stepID, before, after string) error {
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.steps[stepID]
@@ -384,6 +484,9 @@ func (m *Memory) AddMedia(_ context.Context, md Media) error {
 		return err
 	}
 	md.CreatedAt = ms(md.CreatedAt)
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.media[md.ID]; ok {
@@ -416,6 +519,9 @@ func (m *Memory) UpsertApproval(_ context.Context, a Approval) error {
 		return err
 	}
 	a.CreatedAt, a.DecidedAt = ms(a.CreatedAt), ms(a.DecidedAt)
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tasks[a.TaskID]; !ok {
@@ -441,6 +547,10 @@ func (m *Memory) Approvals(_ context.Context, taskID string) ([]Approval, error)
 	var out []Approval
 	for _, a := range m.approvs {
 		if a.TaskID == taskID {
+			a.Screenshot = ""
+			if _, ok := m.media[ApprovalMediaID(a.ID)]; ok {
+				a.Screenshot = ApprovalMediaID(a.ID)
+			}
 			out = append(out, a)
 		}
 	}
@@ -464,6 +574,9 @@ func (m *Memory) PutRecording(_ context.Context, r Recording) error {
 	}
 	r.StartedAt, r.UpdatedAt = ms(r.StartedAt), ms(r.UpdatedAt)
 	r.Duration = r.Duration.Truncate(time.Millisecond)
+	if err := m.writable(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.tasks[r.TaskID]; !ok {
@@ -492,6 +605,9 @@ func (m *Memory) Prune(_ context.Context, before time.Time) (Pruned, error) {
 		return Pruned{}, err
 	}
 	cut := before.UnixMilli()
+	if err := m.writable(); err != nil {
+		return Pruned{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var p Pruned

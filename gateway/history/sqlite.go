@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -22,10 +25,22 @@ import (
 // SQLite works anyway: queuing in database/sql instead of retrying on
 // SQLITE_BUSY keeps many agents' steps flowing without errors. Reads use a
 // pool of their own; in WAL mode they never wait for the writer.
+//
+// The file is opened with SQLite's "unix-excl" VFS: the daemon's process
+// holds it exclusively (one daemon per data folder holds a lock anyway),
+// and the WAL index lives in the process's memory instead of a -shm file
+// that every connection maps. A mapped -shm file that becomes unwritable
+// (an immutable flag, a full disk under a sparse file) turns the next write
+// into SIGBUS, which kills the daemon; memory cannot fail that way. Another
+// process that opens the database while the daemon runs gets "database is
+// locked" (after its busy timeout); `sqlite3 history.db` works once the
+// daemon has stopped. Nothing in Pinky opens it meanwhile: the CLI, the
+// console and the export read the history through the daemon.
 type SQLite struct {
-	path string
-	w    *sql.DB // one connection: every write, in order
-	r    *sql.DB // read-only connections
+	path   string
+	w      *sql.DB // one connection: every write, in order
+	r      *sql.DB // read-only connections
+	health meter
 }
 
 var _ Store = (*SQLite)(nil)
@@ -34,11 +49,16 @@ const (
 	busyTimeout = 5 * time.Second // another process (a second reader) holding a lock
 	readConns   = 4
 	stmtCache   = 32 // prepared statements kept per connection
+	// vfs keeps the WAL index in memory and the file to this process.
+	vfs = "unix-excl"
 )
 
 // Open opens the history database at path, creating it (mode 0600, in a
-// folder of mode 0700) if needed, and brings its schema up to date. It fails
-// with ErrSchemaTooNew for a database written by a newer Pinky.
+// folder of mode 0700) if needed, checks it (PRAGMA quick_check) and brings
+// its schema up to date. It fails with ErrSchemaTooNew for a database
+// written by a newer Pinky, and with ErrDamaged, saying what to do, for a
+// damaged one. A database it can read but not write opens: its writes fail
+// with ErrUnwritable and Health says why.
 func Open(path string) (*SQLite, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -48,13 +68,15 @@ func Open(path string) (*SQLite, error) {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
 	// SQLite would create the file with the umask's permissions; create it
-	// first so that the history is the person's alone. The -wal and -shm
-	// files take the database file's permissions.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
+	// first so that the history is the person's alone. The -wal file takes
+	// the database file's permissions. An existing file is left to SQLite,
+	// which opens a file it cannot write read-only.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
-	f.Close()
 
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
@@ -63,9 +85,9 @@ func Open(path string) (*SQLite, error) {
 	// A file: URI so that any character in the path is escaped; the
 	// underscore parameters are the driver's and set per connection.
 	uri := "file:" + (&url.URL{Path: abs}).EscapedPath()
-	w, err := sql.Open("sqlite3", fmt.Sprintf("%s?_journal_mode=WAL&_synchronous=NORMAL"+
+	w, err := sql.Open("sqlite3", fmt.Sprintf("%s?vfs=%s&_journal_mode=WAL&_synchronous=NORMAL"+
 		"&_foreign_keys=on&_busy_timeout=%d&_txlock=immediate&_stmt_cache_size=%d",
-		uri, busyTimeout.Milliseconds(), stmtCache))
+		uri, vfs, busyTimeout.Milliseconds(), stmtCache))
 	if err != nil {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
@@ -77,12 +99,17 @@ func Open(path string) (*SQLite, error) {
 
 	ctx := context.Background()
 	before, err := userVersion(ctx, w)
+	if err == nil {
+		err = quickCheck(ctx, w)
+	}
+	if err == nil {
+		err = migrate(ctx, w, ms)
+	}
 	if err != nil {
 		w.Close()
-		return nil, fmt.Errorf("history %s: %w", path, err)
-	}
-	if err := migrate(ctx, w, ms); err != nil {
-		w.Close()
+		if damaged(err) {
+			return nil, damagedError(abs, err)
+		}
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
 	if before < len(ms) {
@@ -91,8 +118,8 @@ func Open(path string) (*SQLite, error) {
 
 	// The readers are opened after the writer has put the file in WAL mode,
 	// which lasts; query_only makes a stray write through them fail.
-	r, err := sql.Open("sqlite3", fmt.Sprintf("%s?_foreign_keys=on&_busy_timeout=%d"+
-		"&_query_only=on&_stmt_cache_size=%d", uri, busyTimeout.Milliseconds(), stmtCache))
+	r, err := sql.Open("sqlite3", fmt.Sprintf("%s?vfs=%s&_foreign_keys=on&_busy_timeout=%d"+
+		"&_query_only=on&_stmt_cache_size=%d", uri, vfs, busyTimeout.Milliseconds(), stmtCache))
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("history %s: %w", path, err)
@@ -101,6 +128,60 @@ func Open(path string) (*SQLite, error) {
 	r.SetMaxIdleConns(readConns)
 	s.r = r
 	return s, nil
+}
+
+// quickCheck runs PRAGMA quick_check, which reads every page of the file
+// and finds most damage in a fraction of the time integrity_check takes.
+func quickCheck(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, "PRAGMA quick_check(5)")
+	if err != nil {
+		return fmt.Errorf("quick_check: %w", err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("quick_check: %w", err)
+		}
+		if line != "ok" {
+			problems = append(problems, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("quick_check: %w", err)
+	}
+	if len(problems) > 0 {
+		return &damage{strings.Join(problems, "; ")}
+	}
+	return nil
+}
+
+// damage is what quick_check found wrong.
+type damage struct{ problems string }
+
+func (d *damage) Error() string { return "quick_check: " + d.problems }
+
+// damaged reports whether err says the file is not a sound database.
+func damaged(err error) bool {
+	var d *damage
+	var se sqlite3.Error
+	return errors.As(err, &d) ||
+		errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+}
+
+// damagedError is Open's answer for a damaged database: what is wrong, and
+// what the person does about it.
+func damagedError(path string, err error) error {
+	return fmt.Errorf("history %s: %w (%v); %s", path, ErrDamaged, err, damagedFix(path))
+}
+
+// damagedFix says what to do with a damaged database, once the daemon has
+// stopped.
+func damagedFix(path string) string {
+	return fmt.Sprintf("move the file away (mv %s %s.damaged; and %s-wal, if there is one, to %s.damaged-wal), "+
+		"then start the daemon again: it starts a new history, and "+
+		"`sqlite3 %s.damaged .recover` may save what the old one holds", path, path, path, path, path)
 }
 
 func userVersion(ctx context.Context, db *sql.DB) (int, error) {
@@ -120,14 +201,15 @@ func (s *SQLite) Close() error {
 }
 
 // UpsertDevice implements Store.
-func (s *SQLite) UpsertDevice(ctx context.Context, d Device) error {
+func (s *SQLite) UpsertDevice(ctx context.Context, d Device) (err error) {
+	defer s.track(&err, true)
 	if err := checkID("device", d.ID); err != nil {
 		return err
 	}
 	if d.FirstSeen.IsZero() {
 		d.FirstSeen = d.LastSeen
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO devices (id, driver, name, model, platform, first_seen, last_seen)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
@@ -155,14 +237,15 @@ func (s *SQLite) Device(ctx context.Context, id string) (Device, error) {
 }
 
 // UpsertAgent implements Store.
-func (s *SQLite) UpsertAgent(ctx context.Context, a Agent) error {
+func (s *SQLite) UpsertAgent(ctx context.Context, a Agent) (err error) {
+	defer s.track(&err, true)
 	if err := checkID("agent", a.ID); err != nil {
 		return err
 	}
 	if a.FirstSeen.IsZero() {
 		a.FirstSeen = a.LastSeen
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO agents (id, name, version, first_seen, last_seen)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
@@ -188,18 +271,20 @@ func (s *SQLite) Agent(ctx context.Context, id string) (Agent, error) {
 }
 
 // StartSession implements Store.
-func (s *SQLite) StartSession(ctx context.Context, ss Session) error {
+func (s *SQLite) StartSession(ctx context.Context, ss Session) (err error) {
+	defer s.track(&err, true)
 	if err := checkID("session", ss.ID); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO sessions (id, agent_id, transport, started_at) VALUES (?, ?, ?, ?)`,
 		ss.ID, null(ss.AgentID), ss.Transport, millis(ss.StartedAt))
 	return sqlErr(err, "session %q", ss.ID)
 }
 
 // EndSession implements Store.
-func (s *SQLite) EndSession(ctx context.Context, id string, at time.Time) error {
+func (s *SQLite) EndSession(ctx context.Context, id string, at time.Time) (err error) {
+	defer s.track(&err, true)
 	if err := checkAt("session", id, at); err != nil {
 		return err
 	}
@@ -242,7 +327,8 @@ func (s *SQLite) Session(ctx context.Context, id string) (Session, error) {
 }
 
 // StartTask implements Store.
-func (s *SQLite) StartTask(ctx context.Context, t Task) error {
+func (s *SQLite) StartTask(ctx context.Context, t Task) (err error) {
+	defer s.track(&err, true)
 	if err := checkID("task", t.ID); err != nil {
 		return err
 	}
@@ -259,7 +345,8 @@ func (s *SQLite) StartTask(ctx context.Context, t Task) error {
 }
 
 // EndTask implements Store.
-func (s *SQLite) EndTask(ctx context.Context, id string, at time.Time, outcome string) error {
+func (s *SQLite) EndTask(ctx context.Context, id string, at time.Time, outcome string) (err error) {
+	defer s.track(&err, true)
 	if err := checkAt("task", id, at); err != nil {
 		return err
 	}
@@ -408,7 +495,9 @@ func (s *SQLite) OpenTasks(ctx context.Context) ([]Task, error) {
 }
 
 // CloseOpen implements Store.
-func (s *SQLite) CloseOpen(ctx context.Context, at time.Time, outcome string) (int, error) {
+func (s *SQLite) CloseOpen(ctx context.Context, at time.Time, outcome string) (_ int, err error) {
+	changed := false
+	defer func() { s.track(&err, changed) }()
 	if err := checkAt("open tasks", "*", at); err != nil {
 		return 0, err
 	}
@@ -436,6 +525,7 @@ func (s *SQLite) CloseOpen(ctx context.Context, at time.Time, outcome string) (i
 	if err := tx.Commit(); err != nil {
 		return 0, sqlErr(err, "close open")
 	}
+	changed = n > 0 // the sessions alone do not tell: most ended already
 	return int(n), nil
 }
 
@@ -455,13 +545,14 @@ func scanStep(sc scanner) (Step, error) {
 }
 
 // AddStep implements Store.
-func (s *SQLite) AddStep(ctx context.Context, st Step) error {
+func (s *SQLite) AddStep(ctx context.Context, st Step) (err error) {
+	defer s.track(&err, true)
 	if err := checkStep(st); err != nil {
 		return err
 	}
 	// One statement is one transaction: when ExecContext returns, the step
 	// is in the WAL and survives the process.
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO steps (id, task_id, seq, tool, args, outcome, message, diff,
 			started_at, duration_ns, before_media, after_media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -473,8 +564,43 @@ func (s *SQLite) AddStep(ctx context.Context, st Step) error {
 	return nil
 }
 
+// FinishStep implements Store.
+func (s *SQLite) FinishStep(ctx context.Context, st Step) (err error) {
+	defer s.track(&err, true)
+	if err := checkFinish(st); err != nil {
+		return err
+	}
+	return s.end(ctx, "step", `
+		UPDATE steps SET outcome = ?, message = ?, diff = ?, duration_ns = ?
+		WHERE id = ? AND outcome = ?`,
+		`SELECT 1 FROM steps WHERE id = ?`, st.ID,
+		st.Outcome, st.Message, st.Diff, int64(st.Duration), st.ID, StepRunning)
+}
+
+// SettleSteps implements Store.
+func (s *SQLite) SettleSteps(ctx context.Context, outcome, message string) (_ int, err error) {
+	changed := false
+	defer func() { s.track(&err, changed) }()
+	if outcome == StepRunning {
+		return 0, fmt.Errorf("running steps: outcome %q does not end them: %w", outcome, ErrInvalid)
+	}
+	if err := checkOutcome("running steps", "*", outcome); err != nil {
+		return 0, err
+	}
+	// The literal lets SQLite use the steps_running index (0004).
+	res, err := s.w.ExecContext(ctx, `UPDATE steps SET outcome = ?, message = ? WHERE outcome = 'running'`,
+		outcome, message)
+	if err != nil {
+		return 0, sqlErr(err, "settle running steps")
+	}
+	n, err := res.RowsAffected()
+	changed = n > 0
+	return int(n), sqlErr(err, "settle running steps")
+}
+
 // SetStepMedia implements Store.
-func (s *SQLite) SetStepMedia(ctx context.Context, stepID, before, after string) error {
+func (s *SQLite) SetStepMedia(ctx context.Context, stepID, before, after string) (err error) {
+	defer s.track(&err, true)
 	res, err := s.w.ExecContext(ctx, `
 		UPDATE steps SET
 			before_media = CASE WHEN ? = '' THEN before_media ELSE ? END,
@@ -513,11 +639,12 @@ func (s *SQLite) CountSteps(ctx context.Context, taskID string) (int, error) {
 }
 
 // AddMedia implements Store.
-func (s *SQLite) AddMedia(ctx context.Context, m Media) error {
+func (s *SQLite) AddMedia(ctx context.Context, m Media) (err error) {
+	defer s.track(&err, true)
 	if err := checkMedia(m); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO media (id, task_id, step_id, kind, path, width, height, bytes, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		m.ID, m.TaskID, null(m.StepID), m.Kind, m.Path, m.Width, m.Height, m.Bytes,
@@ -542,23 +669,25 @@ func (s *SQLite) Media(ctx context.Context, id string) (Media, error) {
 }
 
 // UpsertApproval implements Store.
-func (s *SQLite) UpsertApproval(ctx context.Context, a Approval) error {
+func (s *SQLite) UpsertApproval(ctx context.Context, a Approval) (err error) {
+	defer s.track(&err, true)
 	if err := checkApproval(a); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO approvals (id, task_id, step_id, tool, args, commit_kind, rule, target, status,
-			created_at, decided_at, decided_by, reason, for_task)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			created_at, decided_at, decided_by, reason, for_task, summary, counterpart)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
 			task_id = excluded.task_id, step_id = excluded.step_id, tool = excluded.tool,
 			args = excluded.args, commit_kind = excluded.commit_kind, rule = excluded.rule,
 			target = excluded.target, status = excluded.status,
 			created_at = coalesce(created_at, excluded.created_at),
 			decided_at = excluded.decided_at, decided_by = excluded.decided_by,
-			reason = excluded.reason, for_task = excluded.for_task`,
+			reason = excluded.reason, for_task = excluded.for_task, summary = excluded.summary,
+			counterpart = excluded.counterpart`,
 		a.ID, a.TaskID, null(a.StepID), a.Tool, a.Args, a.Commit, a.Rule, a.Target, a.Status,
-		millis(a.CreatedAt), millis(a.DecidedAt), a.DecidedBy, a.Reason, a.ForTask)
+		millis(a.CreatedAt), millis(a.DecidedAt), a.DecidedBy, a.Reason, a.ForTask, a.Summary, a.Counterpart)
 	return sqlErr(err, "approval %q (task %q)", a.ID, a.TaskID)
 }
 
@@ -575,9 +704,10 @@ func (s *SQLite) Approvals(ctx context.Context, taskID string) ([]Approval, erro
 		return nil, sqlErr(err, "task %q", taskID)
 	}
 	rows, err := tx.QueryContext(ctx, `
-		SELECT id, task_id, step_id, tool, args, commit_kind, rule, target, status,
-			created_at, decided_at, decided_by, reason, for_task
-		FROM approvals WHERE task_id = ? ORDER BY created_at, id`, taskID)
+		SELECT a.id, a.task_id, a.step_id, a.tool, a.args, a.commit_kind, a.rule, a.target, a.status,
+			a.created_at, a.decided_at, a.decided_by, a.reason, a.for_task, a.summary, a.counterpart, coalesce(m.id, '')
+		FROM approvals a LEFT JOIN media m ON m.id = 'approval-' || a.id
+		WHERE a.task_id = ? ORDER BY a.created_at, a.id`, taskID)
 	if err != nil {
 		return nil, sqlErr(err, "task %q: approvals", taskID)
 	}
@@ -588,7 +718,7 @@ func (s *SQLite) Approvals(ctx context.Context, taskID string) ([]Approval, erro
 		var step sql.NullString
 		var created, decided sql.NullInt64
 		if err := rows.Scan(&a.ID, &a.TaskID, &step, &a.Tool, &a.Args, &a.Commit, &a.Rule, &a.Target,
-			&a.Status, &created, &decided, &a.DecidedBy, &a.Reason, &a.ForTask); err != nil {
+			&a.Status, &created, &decided, &a.DecidedBy, &a.Reason, &a.ForTask, &a.Summary, &a.Counterpart, &a.Screenshot); err != nil {
 			return nil, sqlErr(err, "task %q: approvals", taskID)
 		}
 		a.StepID = step.String
@@ -599,11 +729,12 @@ func (s *SQLite) Approvals(ctx context.Context, taskID string) ([]Approval, erro
 }
 
 // PutRecording implements Store.
-func (s *SQLite) PutRecording(ctx context.Context, r Recording) error {
+func (s *SQLite) PutRecording(ctx context.Context, r Recording) (err error) {
+	defer s.track(&err, true)
 	if err := checkRecording(r); err != nil {
 		return err
 	}
-	_, err := s.w.ExecContext(ctx, `
+	_, err = s.w.ExecContext(ctx, `
 		INSERT INTO recordings (task_id, path, codec, width, height, started_at, duration_ms,
 			bytes, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -635,7 +766,9 @@ func (s *SQLite) Recording(ctx context.Context, taskID string) (Recording, error
 }
 
 // Prune implements Store.
-func (s *SQLite) Prune(ctx context.Context, before time.Time) (Pruned, error) {
+func (s *SQLite) Prune(ctx context.Context, before time.Time) (_ Pruned, err error) {
+	changed := false
+	defer func() { s.track(&err, changed) }()
 	if err := checkAt("prune", "*", before); err != nil {
 		return Pruned{}, err
 	}
@@ -712,6 +845,7 @@ func (s *SQLite) Prune(ctx context.Context, before time.Time) (Pruned, error) {
 	if err := tx.Commit(); err != nil {
 		return Pruned{}, sqlErr(err, "prune: commit")
 	}
+	changed = p.Tasks+p.Sessions > 0
 	return p, nil
 }
 
@@ -782,6 +916,64 @@ func column(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]strin
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// Health implements Store.
+func (s *SQLite) Health() Health { return s.health.get() }
+
+// track records a write's outcome in the store's Health, and makes a write
+// that failed because the file cannot be written a *WriteError saying why.
+// changed says whether a write that worked changed the file: one that
+// changed nothing wrote nothing, and proves nothing about the disk.
+func (s *SQLite) track(err *error, changed bool) {
+	var se sqlite3.Error
+	switch {
+	case *err == nil:
+		if changed {
+			s.health.worked()
+		}
+	case neutral(*err) || !errors.As(*err, &se):
+	default:
+		cause, fix := diagnose(se, s.path)
+		s.health.failed(cause, fix, *err)
+		*err = &WriteError{Cause: cause, Err: *err}
+	}
+}
+
+// diagnose says why SQLite could not write the database at path (cause,
+// without the path, for agents and people alike) and what the person does
+// about it (fix).
+func diagnose(se sqlite3.Error, path string) (cause, fix string) {
+	dir := filepath.Dir(path)
+	errno := se.SystemErrno
+	switch {
+	case se.Code == sqlite3.ErrFull || errno == syscall.ENOSPC || errno == syscall.EDQUOT:
+		cause, fix = "the disk is full", fmt.Sprintf("free space on the disk that holds %s; writes resume by themselves", dir)
+	case errno == syscall.EFBIG:
+		cause, fix = "a file size limit was reached", "raise the file size limit the daemon runs with (ulimit -f), or free space; writes resume by themselves"
+	case errno == syscall.EROFS:
+		cause, fix = "the file system is read-only", fmt.Sprintf("make the file system that holds %s writable, then restart the daemon", dir)
+	case se.Code == sqlite3.ErrReadonly:
+		// SQLite opened the file read-only: it was not writable when the
+		// daemon started.
+		cause, fix = "the database file is read-only", fmt.Sprintf("make %s writable for the daemon's user (lsattr shows an immutable one; chattr -i clears it), then restart the daemon", path)
+	case errno == syscall.EPERM || errno == syscall.EACCES || se.Code == sqlite3.ErrPerm:
+		cause, fix = "the database file is not writable", fmt.Sprintf("make %s and %s-wal writable for the daemon's user (lsattr shows an immutable one; chattr -i clears it); writes resume by themselves", path, path)
+	case se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB:
+		cause, fix = "the database is damaged", "stop the daemon, "+damagedFix(path)
+	case se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked:
+		cause, fix = "another program holds the database locked", fmt.Sprintf("close the program that has %s open", path)
+	case se.Code == sqlite3.ErrNomem:
+		cause, fix = "the computer is out of memory", "close programs to free memory"
+	case se.Code == sqlite3.ErrIoErr:
+		cause, fix = "the disk reports an input/output error", fmt.Sprintf("check the disk that holds %s", dir)
+	default:
+		cause, fix = "SQLite refused the write: "+se.Code.Error(), fmt.Sprintf("check %s and the daemon's log", path)
+	}
+	if errno != 0 {
+		cause += " (" + errno.Error() + ")"
+	}
+	return cause, fix
 }
 
 // sqlErr wraps err with context, mapping what SQLite reports to the

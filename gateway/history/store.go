@@ -24,7 +24,18 @@ var (
 	ErrInvalid = errors.New("invalid")
 	// ErrSchemaTooNew means the database was written by a newer Pinky.
 	ErrSchemaTooNew = errors.New("database schema is newer than this pinky")
+	// ErrUnwritable means a write failed because the history cannot be
+	// written at all (a full disk, a read-only or damaged file), not because
+	// of what was written; the error is a *WriteError that says why.
+	ErrUnwritable = errors.New("history cannot be written")
+	// ErrDamaged means Open found the database file damaged.
+	ErrDamaged = errors.New("the history database is damaged")
 )
+
+// StepRunning is the outcome of a step whose action has begun and not yet
+// ended: an acting tool call records its step so before it acts, and
+// FinishStep records how the action ended.
+const StepRunning = "running"
 
 // DefaultTaskLimit is the number of tasks Tasks returns when the filter sets
 // no limit.
@@ -76,8 +87,20 @@ type Store interface {
 	CloseOpen(ctx context.Context, at time.Time, outcome string) (int, error)
 
 	// AddStep records a step of a task, ended or not. It returns once the
-	// step is committed. A step's Seq is unique within its task.
+	// step is committed. A step's Seq is unique within its task. A step
+	// whose Outcome is StepRunning is ended later by FinishStep.
 	AddStep(ctx context.Context, s Step) error
+	// FinishStep ends a running step: the given step's Outcome, Message,
+	// Diff and Duration replace the running step's, found by ID; its other
+	// fields are ignored. The Outcome must be neither empty nor StepRunning
+	// (ErrInvalid). It fails with ErrNotFound for an unknown step, and with
+	// ErrEnded for a step that has ended, keeping the first end.
+	FinishStep(ctx context.Context, s Step) error
+	// SettleSteps ends every running step with the outcome and message and
+	// reports how many it ended. The daemon calls it on start: the action
+	// of a step left running by a daemon that stopped may or may not have
+	// happened, and nobody will learn which.
+	SettleSteps(ctx context.Context, outcome, message string) (int, error)
 	// SetStepMedia sets the media IDs of a step's screenshots; an empty
 	// argument leaves that screenshot as it is.
 	SetStepMedia(ctx context.Context, stepID, before, after string) error
@@ -120,6 +143,9 @@ type Store interface {
 	// recording row names. The orphan sweep uses it so that it never
 	// deletes a file the history still refers to.
 	NamedFiles(ctx context.Context, f Files) (Files, error)
+
+	// Health says whether writes work, as the last writes found it.
+	Health() Health
 
 	// Close releases the store. It must not be used afterwards.
 	Close() error
@@ -225,6 +251,14 @@ type Approval struct {
 	DecidedBy string // "person" or "expiry"; empty while pending
 	Reason    string // the person's reason for a deny
 	ForTask   bool   // the allow covers the task's later actions of this kind and target
+	// Summary is the card's sentence, read from the screen: what the
+	// person approved ("Send "hello" to Ben Okafor").
+	Summary     string
+	Counterpart string // who or what the commit went to, "" when the screen named nobody
+	// Screenshot is the media id of the card's screenshot (the task's
+	// media row ApprovalMediaID), "" when none was kept. It is read, never
+	// written: the row says.
+	Screenshot string
 }
 
 // Media is a file in the media folder, such as a step's screenshot.
@@ -328,6 +362,17 @@ func checkStep(s Step) error {
 	}
 	if s.TaskID == "" {
 		return fmt.Errorf("step %q: empty task id: %w", s.ID, ErrInvalid)
+	}
+	return nil
+}
+
+// checkFinish checks the step given to FinishStep.
+func checkFinish(s Step) error {
+	if err := checkID("step", s.ID); err != nil {
+		return err
+	}
+	if s.Outcome == "" || s.Outcome == StepRunning {
+		return fmt.Errorf("step %q: outcome %q does not end it: %w", s.ID, s.Outcome, ErrInvalid)
 	}
 	return nil
 }

@@ -29,3 +29,13 @@ func openTemp(t testing.TB) *history.SQLite {
 	}
 	return s
 }
+
+func TestMemoryFaults(t *testing.T) {
+	historytest.RunFaults(t, func(t *testing.T) historytest.Faulty {
+		m := history.NewMemory()
+		return historytest.Faulty{Store: m, Break: func(*testing.T) func() {
+			m.FailWrites("the disk is full")
+			return func() { m.FailWrites("") }
+		}}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,6 +40,9 @@ func Run(t *testing.T, newStore func(t *testing.T) history.Store) {
 		{"EndTask", testEndTask},
 		{"Steps", testSteps},
 		{"StepUniqueness", testStepUniqueness},
+		{"RunningSteps", testRunningSteps},
+		{"SettleSteps", testSettleSteps},
+		{"HealthyWhenNew", testHealthyWhenNew},
 		{"SetStepMedia", testSetStepMedia},
 		{"Media", testMedia},
 		{"NotFound", testNotFound},
@@ -117,6 +121,7 @@ func approval(id, taskID, stepID string) history.Approval {
 		ID: id, TaskID: taskID, StepID: stepID, Tool: "tap", Args: `{"ref":12}`,
 		Commit: "send_message", Rule: "ask-before-sending", Target: `[12] button "Send"`,
 		Status: history.ApprovalPending, CreatedAt: at(10 * time.Second),
+		Summary: `Send "on my way" to Ben (in Messages)`, Counterpart: "Ben",
 	}
 }
 
@@ -398,6 +403,110 @@ func testStepUniqueness(t *testing.T, s history.Store) {
 	must(t, err)
 	if diff := cmp.Diff([]history.Step{step("p1", k.ID, 1), step("p4", k.ID, 2)}, got); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+}
+
+// testRunningSteps is an acting call's two writes: the step before the
+// action, with outcome running, then how the action ended.
+func testRunningSteps(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	begun := step("p1", "k1", 1)
+	begun.Outcome, begun.Message, begun.Diff, begun.Duration = history.StepRunning, "", "", 0
+	must(t, s.AddStep(ctx, begun))
+	_, got, err := s.Task(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff([]history.Step{begun}, got); diff != "" {
+		t.Errorf("the running step (-want +got):\n%s", diff)
+	}
+
+	want := step("p1", "k1", 1) // the fixture's outcome, message, diff and duration
+	end := history.Step{ID: "p1", Outcome: want.Outcome, Message: want.Message, Diff: want.Diff, Duration: want.Duration,
+		Tool: "ignored", Seq: 99, TaskID: "ignored", Args: "ignored", StartedAt: at(time.Hour)}
+	must(t, s.FinishStep(ctx, end))
+	sum, got, err := s.Task(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff([]history.Step{want}, got); diff != "" {
+		t.Errorf("the finished step (-want +got):\n%s", diff)
+	}
+	if sum.LastOutcome != want.Outcome {
+		t.Errorf("summary: last outcome %q; want %q", sum.LastOutcome, want.Outcome)
+	}
+
+	must(t, s.AddStep(ctx, step("p2", "k1", 2))) // an ok step that never ran
+	tests := []struct {
+		name string
+		step history.Step
+		want error
+	}{
+		{"finished twice", history.Step{ID: "p1", Outcome: "uncertain"}, history.ErrEnded},
+		{"never running", history.Step{ID: "p2", Outcome: "uncertain"}, history.ErrEnded},
+		{"unknown", history.Step{ID: "nope", Outcome: "ok"}, history.ErrNotFound},
+		{"no id", history.Step{Outcome: "ok"}, history.ErrInvalid},
+		{"no outcome", history.Step{ID: "p1"}, history.ErrInvalid},
+		{"still running", history.Step{ID: "p1", Outcome: history.StepRunning}, history.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantErr(t, "FinishStep", s.FinishStep(ctx, tt.step), tt.want)
+		})
+	}
+	// The refusals kept the first end.
+	_, got, err = s.Task(ctx, "k1")
+	must(t, err)
+	if diff := cmp.Diff([]history.Step{want, step("p2", "k1", 2)}, got); diff != "" {
+		t.Errorf("steps after the refusals (-want +got):\n%s", diff)
+	}
+}
+
+// testSettleSteps is the start of a daemon after one that died during an
+// action: its running steps end, and no other step changes.
+func testSettleSteps(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	must(t, s.StartTask(ctx, task("k2", "s1", "a1", "d1", at(time.Second))))
+	var want []history.Step
+	for i, k := range []string{"k1", "k1", "k2"} {
+		st := step(fmt.Sprint("r", i), k, i+1)
+		st.Outcome, st.Message = history.StepRunning, ""
+		must(t, s.AddStep(ctx, st))
+		st.Outcome, st.Message = "uncertain", "the daemon stopped during the action"
+		want = append(want, st)
+	}
+	done := step("d", "k1", 10)
+	must(t, s.AddStep(ctx, done))
+
+	wantErr(t, "SettleSteps to running", func() error { _, err := s.SettleSteps(ctx, history.StepRunning, ""); return err }(), history.ErrInvalid)
+	wantErr(t, "SettleSteps to nothing", func() error { _, err := s.SettleSteps(ctx, "", ""); return err }(), history.ErrInvalid)
+	n, err := s.SettleSteps(ctx, "uncertain", "the daemon stopped during the action")
+	if n != 3 || err != nil {
+		t.Errorf("SettleSteps: got %d, %v; want 3, nil", n, err)
+	}
+	_, k1, err := s.Task(ctx, "k1")
+	must(t, err)
+	_, k2, err := s.Task(ctx, "k2")
+	must(t, err)
+	if diff := cmp.Diff(append(want[:2:2], done), k1); diff != "" {
+		t.Errorf("k1's steps (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want[2:], k2); diff != "" {
+		t.Errorf("k2's steps (-want +got):\n%s", diff)
+	}
+	if n, err := s.SettleSteps(ctx, "uncertain", "again"); n != 0 || err != nil {
+		t.Errorf("SettleSteps again: got %d, %v; want 0, nil", n, err)
+	}
+}
+
+// testHealthyWhenNew: a new store has never failed, and refused writes
+// (what was written was wrong) do not make it fail.
+func testHealthyWhenNew(t *testing.T, s history.Store) {
+	ctx := context.Background()
+	seed(t, s)
+	wantErr(t, "AddStep of an unknown task", s.AddStep(ctx, step("p1", "nope", 1)), history.ErrNotFound)
+	wantErr(t, "StartTask again", s.StartTask(ctx, task("k1", "s1", "a1", "d1", at(0))), history.ErrExists)
+	wantErr(t, "AddStep without id", s.AddStep(ctx, history.Step{TaskID: "k1"}), history.ErrInvalid)
+	if h := s.Health(); h != (history.Health{}) {
+		t.Errorf("Health: got %+v; want the zero Health", h)
 	}
 }
 
@@ -800,6 +909,19 @@ func testApprovals(t *testing.T, s history.Store) {
 	if diff := cmp.Diff([]history.Approval{expired, bare}, got); diff != "" {
 		t.Errorf("Approvals with a late opening time (-want +got):\n%s", diff)
 	}
+
+	// A card's screenshot is the task's media row of its id: the approval
+	// names it once it is there, and only then.
+	shot := media(history.ApprovalMediaID("ap3"), "k2", "")
+	shot.Kind = history.KindApproval
+	must(t, s.AddMedia(ctx, shot))
+	got, err = s.Approvals(ctx, "k2")
+	must(t, err)
+	withShot := expired
+	withShot.Screenshot = shot.ID
+	if diff := cmp.Diff([]history.Approval{withShot, bare}, got); diff != "" {
+		t.Errorf("Approvals with a screenshot (-want +got):\n%s", diff)
+	}
 }
 
 // recording is a recording of a task, begun 1.5 s after t0, with bytes.
@@ -1137,5 +1259,152 @@ func testNamedFiles(t *testing.T, s history.Store) {
 	must(t, err)
 	if diff := cmp.Diff(history.Files{Media: []string{"k2/m2.jpg"}}, got); diff != "" {
 		t.Errorf("NamedFiles of many (-want +got):\n%s", diff)
+	}
+}
+
+// A Faulty store is a store and a way to make its writes fail as they do
+// when the history cannot be written (a full disk, say).
+type Faulty struct {
+	Store history.Store
+	// Break makes every write fail until the returned fix is called.
+	Break func(t *testing.T) (fix func())
+}
+
+// RunFaults runs the tests of a store that cannot be written: writes fail
+// with ErrUnwritable and say why, reads go on, Health tells when it began
+// and when it ended, and a fixed store writes again. newStore returns a
+// new, empty store for each subtest; RunFaults closes it.
+func RunFaults(t *testing.T, newStore func(t *testing.T) Faulty) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, f Faulty)
+	}{
+		{"WritesFail", testWritesFail},
+		{"RefusalsWhileBroken", testRefusalsWhileBroken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newStore(t)
+			t.Cleanup(func() {
+				if err := f.Store.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			tt.run(t, f)
+		})
+	}
+}
+
+// writes are one call of each kind of write.
+func writes(s history.Store, i int) []struct {
+	name string
+	call func(ctx context.Context) error
+} {
+	id := func(p string) string { return fmt.Sprintf("%s-broken-%d", p, i) }
+	return []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"UpsertDevice", func(ctx context.Context) error { return s.UpsertDevice(ctx, device(id("d"))) }},
+		{"UpsertAgent", func(ctx context.Context) error { return s.UpsertAgent(ctx, agent(id("a"))) }},
+		{"StartSession", func(ctx context.Context) error { return s.StartSession(ctx, session(id("s"), "a1")) }},
+		{"EndSession", func(ctx context.Context) error { return s.EndSession(ctx, "s1", at(time.Hour)) }},
+		{"StartTask", func(ctx context.Context) error { return s.StartTask(ctx, task(id("k"), "s1", "a1", "d1", at(0))) }},
+		{"EndTask", func(ctx context.Context) error { return s.EndTask(ctx, "k1", at(time.Hour), "released") }},
+		{"CloseOpen", func(ctx context.Context) error {
+			_, err := s.CloseOpen(ctx, at(time.Hour), "daemon_restarted")
+			return err
+		}},
+		{"AddStep", func(ctx context.Context) error { return s.AddStep(ctx, step(id("p"), "k1", 100+i)) }},
+		{"FinishStep", func(ctx context.Context) error {
+			return s.FinishStep(ctx, history.Step{ID: "running", Outcome: "ok"})
+		}},
+		{"SettleSteps", func(ctx context.Context) error { _, err := s.SettleSteps(ctx, "uncertain", "settled"); return err }},
+		{"SetStepMedia", func(ctx context.Context) error { return s.SetStepMedia(ctx, "p1", "m1", "") }},
+		{"AddMedia", func(ctx context.Context) error { return s.AddMedia(ctx, media(id("m"), "k1", "p1")) }},
+		{"UpsertApproval", func(ctx context.Context) error { return s.UpsertApproval(ctx, approval(id("ap"), "k1", "p1")) }},
+		{"PutRecording", func(ctx context.Context) error { return s.PutRecording(ctx, recording("k1")) }},
+		{"Prune", func(ctx context.Context) error { _, err := s.Prune(ctx, at(24*time.Hour)); return err }},
+	}
+}
+
+func testWritesFail(t *testing.T, f Faulty) {
+	ctx := context.Background()
+	s := f.Store
+	seed(t, s)
+	must(t, s.AddStep(ctx, step("p1", "k1", 1)))
+	running := step("running", "k1", 2)
+	running.Outcome = history.StepRunning
+	must(t, s.AddStep(ctx, running))
+	// A big step, so that a store that writes in pages has to write some.
+	big := step("big", "k1", 3)
+	big.Diff = strings.Repeat("+ [1] text \"a line of the screen\"\n", 2000)
+	must(t, s.AddStep(ctx, big))
+	// An ended task, for Prune to delete.
+	must(t, s.StartTask(ctx, task("old", "s1", "a1", "d1", at(-time.Hour))))
+	must(t, s.EndTask(ctx, "old", at(-time.Minute), "released"))
+
+	before := time.Now()
+	fix := f.Break(t)
+	for _, w := range writes(s, 1) {
+		err := w.call(ctx)
+		cause, ok := history.CauseOf(err)
+		if !errors.Is(err, history.ErrUnwritable) || !ok || cause == "" {
+			t.Errorf("%s with the store broken: got %v; want an ErrUnwritable that says why", w.name, err)
+		}
+	}
+	h := s.Health()
+	if !h.Failing || h.Cause == "" || h.Fix == "" || h.Since.Before(before) || h.Last.Before(h.Since) ||
+		h.Failures != len(writes(s, 0)) || !h.Recovered.IsZero() {
+		t.Errorf("Health while broken: got %+v; want failing since the break, with a cause, a fix and %d failures", h, len(writes(s, 0)))
+	}
+	// Reads go on, and the failed writes left nothing behind.
+	sum, steps, err := s.Task(ctx, "k1")
+	if err != nil || len(steps) != 3 || steps[1].Outcome != history.StepRunning || sum.Outcome != "" {
+		t.Errorf("Task while broken: got %+v, %d steps, %v; want the open task with its 3 steps, the second running", sum, len(steps), err)
+	}
+	if n, err := s.CountSteps(ctx, ""); n != 3 || err != nil {
+		t.Errorf("CountSteps while broken: got %d, %v; want 3", n, err)
+	}
+	if list, err := s.Tasks(ctx, history.TaskFilter{}); len(list) != 2 || err != nil {
+		t.Errorf("Tasks while broken: got %d tasks, %v; want 2", len(list), err)
+	}
+	// A write that has nothing to change (no task is older than this) may
+	// work or fail, but it does not make the store healthy.
+	s.Prune(ctx, at(-24*time.Hour))
+	if h := s.Health(); !h.Failing {
+		t.Errorf("Health after a write that changed nothing: got %+v; want still failing", h)
+	}
+
+	fix()
+	fixed := time.Now()
+	must(t, s.AddStep(ctx, step("p4", "k1", 4)))
+	h = s.Health()
+	if h.Failing || h.Recovered.Before(fixed) || h.Since.IsZero() || h.Failures < len(writes(s, 0)) {
+		t.Errorf("Health after a write worked again: got %+v; want not failing, recovered after the fix, the failure kept", h)
+	}
+	// Every kind of write works again.
+	for _, w := range writes(s, 2) {
+		if err := w.call(ctx); errors.Is(err, history.ErrUnwritable) {
+			t.Errorf("%s after the fix: %v", w.name, err)
+		}
+	}
+	if h := s.Health(); h.Failing {
+		t.Errorf("Health after the writes: got %+v; want not failing", h)
+	}
+}
+
+// testRefusalsWhileBroken: a write that is wrong in itself is refused for
+// that, broken store or not, and is not counted as a failure to write.
+func testRefusalsWhileBroken(t *testing.T, f Faulty) {
+	ctx := context.Background()
+	s := f.Store
+	seed(t, s)
+	fix := f.Break(t)
+	defer fix()
+	wantErr(t, "AddStep without an id", s.AddStep(ctx, history.Step{TaskID: "k1"}), history.ErrInvalid)
+	wantErr(t, "FinishStep without an outcome", s.FinishStep(ctx, history.Step{ID: "p1"}), history.ErrInvalid)
+	if h := s.Health(); h.Failing || h.Failures != 0 {
+		t.Errorf("Health after refusals only: got %+v; want not failing", h)
 	}
 }
