@@ -1,6 +1,7 @@
 package driverhost
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -30,9 +31,17 @@ type Config struct {
 	StartTimeout time.Duration
 	// Backoff paces restarts. Zero fields take the defaults of DefaultBackoff.
 	Backoff Backoff
+	// Deadlines bound the calls through a driver's handle and say when a
+	// driver that misses them is restarted. Zero fields take the defaults
+	// of DefaultDeadlines.
+	Deadlines Deadlines
 	// Logger receives the host's logs and each driver's stderr, line by
 	// line, with the attribute driver=<name>. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// envErr is a bad PINKY_DRIVER_DEADLINES that DefaultConfig ignored;
+	// New logs it.
+	envErr error
 }
 
 // Backoff paces the restarts of a driver that exits or fails to start.
@@ -65,9 +74,18 @@ const defaultStartTimeout = 10 * time.Second
 // and $PATH. home is the data folder; empty means $PINKY_HOME when set.
 // $PINKY_DISABLE_DRIVERS, a comma-separated list of names, keeps those
 // drivers from starting (the demo runs without the Android driver, which
-// would start an adb server).
+// would start an adb server). $PINKY_DRIVER_DEADLINES changes the call
+// deadlines (ParseDeadlines), e.g. "read=60s,act=60s" for slow phones.
 func DefaultConfig(home string) Config {
 	cfg := Config{Home: home, Path: os.Getenv("PATH")}
+	if v := os.Getenv(DeadlinesEnv); v != "" {
+		d, err := ParseDeadlines(Deadlines{}, v)
+		if err != nil {
+			cfg.envErr = fmt.Errorf("%s: %w; using the default deadlines", DeadlinesEnv, err)
+		} else {
+			cfg.Deadlines = d
+		}
+	}
 	for _, name := range strings.Split(os.Getenv("PINKY_DISABLE_DRIVERS"), ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			if cfg.Disabled == nil {
@@ -108,6 +126,7 @@ func (c Config) withDefaults() Config {
 	if b.FailedRetry <= 0 {
 		b.FailedRetry = d.FailedRetry
 	}
+	c.Deadlines = c.Deadlines.withDefaults()
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}

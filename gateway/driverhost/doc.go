@@ -10,9 +10,9 @@
 // or has failed its first start (bounded by the handshake timeout). Stop ends
 // every driver process and waits for it. A driver's state moves like this:
 //
-//	starting ──ok──▶ running ──exit──▶ restarting ──ok──▶ running
-//	   │                │                  │
-//	   └──fail──▶ restarting               └── too many failures ──▶ failed (retried slowly)
+//	starting ──ok──▶ running ──exit or missed deadlines──▶ restarting ──ok──▶ running
+//	   │                │                                    │
+//	   └──fail──▶ restarting                                 └── too many failures ──▶ failed (retried slowly)
 //	                    ▲
 //	Restart(name) ──────┘ (from running or failed)
 //	Attach(name) ──▶ attached ──exit──▶ exited (never restarted)
@@ -27,6 +27,22 @@
 // that lasts Backoff.Stable resets it. A driver that fails MaxFailures times
 // within Backoff.Stable is marked failed, keeps its last stderr lines in its
 // status, and is retried every Backoff.FailedRetry.
+//
+// # Deadlines
+//
+// Every call through a handle has a deadline (Config.Deadlines): reads
+// 25 s, actions 30 s plus the action's own length, WaitIdle its timeout
+// plus a margin, file transfers a limit on a pause in their progress
+// rather than on their size. The long-lived calls (WatchDevices,
+// StreamVideo, Input) have none. A call past its deadline fails with an
+// error wrapping sdk.ErrTimeout, whatever the driver does with it, and is
+// logged as a miss. A driver that misses Deadlines.Misses deadlines within
+// Deadlines.Window (3 within 5 minutes) is restarted, with backoff, and the
+// reason stays as its LastError; MaxFailures such restarts within an hour
+// mark it failed, so a driver that hangs again after each restart is not
+// restarted at full speed forever. A call that its own caller cancelled is
+// not a miss. $PINKY_DRIVER_DEADLINES changes the deadlines
+// (ParseDeadlines).
 //
 // # Device ids
 //

@@ -56,6 +56,9 @@ type subscriber struct {
 // New returns a host for cfg. Nothing starts until Start.
 func New(cfg Config) *Host {
 	cfg = cfg.withDefaults()
+	if cfg.envErr != nil {
+		cfg.Logger.Warn("driver deadlines", "err", cfg.envErr)
+	}
 	return &Host{
 		cfg:     cfg,
 		log:     cfg.Logger,

@@ -42,7 +42,7 @@ type DriverStatus struct {
 	Restarts     int // restarts begun after the first start, on purpose or after a failure
 	Devices      int // devices listed now, online or not
 	Capabilities []sdk.Capability
-	LastError    string    // why the last start failed or the process last exited
+	LastError    string    // why the driver last failed: a start, an exit, or missed deadlines; kept after a good restart
 	Stderr       []string  // the last lines the driver wrote to stderr, oldest first
 	StartedAt    time.Time // when the running process started; zero when none runs
 }

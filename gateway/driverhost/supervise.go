@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,7 @@ type driver struct {
 	startedAt    time.Time
 	session      uint64 // counts processes; device events of an older one are ignored
 	sup          *supervisor
+	misses       []time.Time // calls of the running process past their deadline, within Deadlines.Window
 }
 
 // supervisor is one run of a driver's supervising goroutine.
@@ -47,6 +49,7 @@ type supervisor struct {
 	ctx     context.Context
 	done    chan struct{}   // closed when the goroutine has returned and its process is gone
 	restart chan chan error // Restart requests; the outcome of the new start is sent back
+	hung    chan hung       // the running process keeps missing its deadlines: restart it
 }
 
 func (h *Host) newDriverLocked(name string) *driver {
@@ -60,7 +63,7 @@ func (h *Host) newDriverLocked(name string) *driver {
 // launchLocked starts a supervising goroutine that runs run.
 func (d *driver) launchLocked(run func(*supervisor)) *supervisor {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &supervisor{ctx: ctx, cancel: cancel, done: make(chan struct{}), restart: make(chan chan error)}
+	s := &supervisor{ctx: ctx, cancel: cancel, done: make(chan struct{}), restart: make(chan chan error), hung: make(chan hung, 1)}
 	d.sup = s
 	go func() {
 		defer close(s.done)
@@ -84,6 +87,7 @@ type proc struct {
 func (d *driver) supervise(s *supervisor, first chan struct{}) {
 	h, b := d.h, d.h.cfg.Backoff
 	var fails []time.Time    // recent failures, within b.Stable
+	var hangs []time.Time    // recent restarts for missed deadlines, within hungWindow
 	var waiting []chan error // Restart callers waiting for the next start
 	var delay time.Duration
 	reply := func(err error) {
@@ -148,24 +152,62 @@ func (d *driver) supervise(s *supervisor, first chan struct{}) {
 			continue
 		}
 		reply(nil)
-		select {
-		case <-p.p.Done():
-			now := time.Now()
-			up := now.Sub(p.startedAt)
-			d.down(p, StateRestarting, "")
-			if up >= b.Stable {
-				fails = nil // a stable run forgives earlier failures
+	running:
+		for {
+			select {
+			case <-p.p.Done():
+				now := time.Now()
+				up := now.Sub(p.startedAt)
+				d.down(p, StateRestarting, "")
+				if up >= b.Stable {
+					fails = nil // a stable run forgives earlier failures
+				}
+				fail(now, fmt.Sprintf("driver process exited after %s", up.Round(time.Millisecond)))
+				break running
+			case <-s.ctx.Done():
+				d.down(p, StateStopped, "")
+				return
+			case w := <-s.restart:
+				waiting = append(waiting, w)
+				d.down(p, StateRestarting, "")
+				fails, hangs, delay = nil, nil, 0 // the person's restart starts afresh
+				break running
+			case hg := <-s.hung:
+				if hg.client != p.p.Driver() {
+					continue // asked about an earlier process
+				}
+				d.down(p, StateRestarting, hg.msg)
+				delay = d.hungRestart(&hangs, hg.msg)
+				break running
 			}
-			fail(now, fmt.Sprintf("driver process exited after %s", up.Round(time.Millisecond)))
-		case <-s.ctx.Done():
-			d.down(p, StateStopped, "")
-			return
-		case w := <-s.restart:
-			waiting = append(waiting, w)
-			d.down(p, StateRestarting, "")
-			fails, delay = nil, 0
 		}
 	}
+}
+
+// hungRestart records a restart for missed deadlines in hangs and returns the
+// wait before the next start; MaxFailures of them within hungWindow mark
+// the driver failed.
+//
+// A driver that stops answering is not forgiven by a long run, as one that
+// crashes is: it ran long because each call waited its deadline. So its
+// restarts are counted on their own, over an hour, and one that hangs
+// again after every restart ends failed instead of restarting forever.
+func (d *driver) hungRestart(hangs *[]time.Time, msg string) time.Duration {
+	b := d.h.cfg.Backoff
+	now := time.Now()
+	*hangs = slices.DeleteFunc(*hangs, func(t time.Time) bool { return now.Sub(t) > hungWindow })
+	*hangs = append(*hangs, now)
+	n := len(*hangs)
+	d.h.mu.Lock()
+	defer d.h.mu.Unlock()
+	if n >= b.MaxFailures {
+		d.state = StateFailed
+		d.log.Error("driver keeps missing its deadlines; retrying slowly", "restarts", n, "within", hungWindow, "retry", b.FailedRetry, "err", msg)
+		return b.FailedRetry
+	}
+	delay := min(b.Initial<<(n-1), b.Max)
+	d.log.Error("driver keeps missing its deadlines; restarting it", "in", delay, "err", msg)
+	return delay
 }
 
 // superviseAttached runs a driver started by hand: no restarts. result gets
@@ -259,7 +301,8 @@ func (d *driver) start(ctx context.Context, r *sdk.Reattach) (*proc, error) {
 	} else {
 		d.state = StateRunning
 	}
-	d.lastErr = ""
+	d.misses = nil
+	// lastErr stays: it tells why the driver was last restarted.
 	h.mu.Unlock()
 	d.log.Info("driver running", "pid", sp.Pid(), "version", info.Version, "startup", time.Since(t0).Round(time.Millisecond))
 	return p, nil
