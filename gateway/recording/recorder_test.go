@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/h264"
 	"github.com/pinky-gateway/pinky/gateway/stream"
+	"github.com/pinky-gateway/pinky/internal/testdep"
 	"go.uber.org/goleak"
 )
 
@@ -109,9 +112,11 @@ func newHarness(t *testing.T, real bool, mod func(*Config)) *harness {
 				return nil, ctx.Err()
 			}
 		},
-		HoldFor:  time.Hour,
-		Now:      h.clock.Now,
-		OnUpdate: func(Info) { h.updates.Add(1) },
+		ReadAfter: time.Hour,       // no read of the recorder's own unless a test asks
+		Lag:       time.Nanosecond, // the frames of a test come 40 ms apart
+		Now:       h.clock.Now,
+		OnUpdate:  func(Info) { h.updates.Add(1) },
+		Logger:    slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if real {
 		cfg.Now = nil
@@ -127,6 +132,14 @@ func newHarness(t *testing.T, real bool, mod func(*Config)) *harness {
 	t.Cleanup(func() { r.Close() })
 	h.join()
 	return h
+}
+
+// testWriter writes a log to the test's.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 // join gives the recorder a new stream, with a new encoder: its first
@@ -176,8 +189,10 @@ func (h *harness) frame(c color.RGBA, key bool) {
 type step struct {
 	frame color.RGBA // a frame of this colour, unless zero
 	key   bool
-	vouch *bool // a read that begins now, vouching (or not)
+	vouch *bool         // a read that begins now (1 ms on), vouching (or not)…
+	ago   time.Duration // …or that began this long before
 	drop  string
+	wait  time.Duration // time passes
 }
 
 var (
@@ -185,8 +200,12 @@ var (
 	no  = func() *bool { b := false; return &b }()
 )
 
-func g(key bool) step { return step{frame: green, key: key} }
-func rd() step        { return step{frame: red} }
+func g(key bool) step    { return step{frame: green, key: key} }
+func rd() step           { return step{frame: red} }
+func rdKey() step        { return step{frame: red, key: true} }
+func public() step       { return step{vouch: yes} }
+func private() step      { return step{vouch: no} }
+func drop(s string) step { return step{drop: s} }
 
 // sample is a written sample as read back from the file.
 type sample struct {
@@ -236,7 +255,9 @@ func decodeColours(t *testing.T, path string) []string {
 	t.Helper()
 	ffmpeg := testdep.Need(t, "ffmpeg")
 	var stderr bytes.Buffer
-	cmd := exec.Command(ffmpeg, "-v", "error", "-xerror", "-i", path, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
+	// Frames may come closer together than a guessed frame rate allows:
+	// the output keeps the track's own clock.
+	cmd := exec.Command(ffmpeg, "-v", "error", "-xerror", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "1/90000", "-f", "rawvideo", "-pix_fmt", "rgb24", "-")
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil || stderr.Len() > 0 {
@@ -267,35 +288,69 @@ func decodeColours(t *testing.T, path string) []string {
 func TestPrivacy(t *testing.T) {
 	tests := []struct {
 		name  string
+		lag   time.Duration
 		steps []step
 		sync  []bool // the written samples: key frame or not
 	}{
-		{"recordable", []step{g(true), g(false), g(false), {vouch: yes}}, []bool{true, false, false}},
-		{"nothing before the first vouch", []step{g(true), g(false)}, nil},
-		{"locked between reads", []step{
-			g(true), g(false), {vouch: yes},
-			rd(), rd(), {vouch: no}, // a locked screen
-			g(false), g(false), {vouch: yes}, // recordable again, but the reference is gone
-			g(true), g(false), {vouch: yes},
+		{"recordable", 0, []step{public(), g(true), g(false), g(false), public()}, []bool{true, false, false}},
+		{"nothing before the first read", 0, []step{
+			g(true), g(false), public(), // the stream's cache, or the screen before the task
+			g(false), g(true), g(false), public(),
+		}, []bool{true, false}},
+		{"nothing after the last read", 0, []step{public(), g(true), g(false)}, nil}, // Close reads with no reader
+		{"locked between reads", 0, []step{
+			public(), g(true), g(false), public(),
+			rd(), rd(), private(), // a locked screen
+			g(false), g(false), public(), // recordable again, but the reference is gone
+			g(true), g(false), public(),
 		}, []bool{true, false, true, false}},
-		{"read decides only what came before it", []step{
-			g(true), g(false), {vouch: yes}, rd(), {vouch: no}, g(true), {vouch: yes},
-		}, []bool{true, false, true}},
-		{"take over and hand back", []step{
-			g(true), g(false), {vouch: yes},
-			g(false), {drop: "take over"}, rd(), rd(), {drop: "hand back"},
-			g(false), {vouch: yes}, g(true), g(false), {vouch: yes},
+		{"a private read drops what came since the read before", 0, []step{
+			public(), g(true), g(false), public(),
+			rdKey(), rd(), private(), // the shade with a code, and its key frame
+			public(), g(true), g(false), public(),
 		}, []bool{true, false, true, false}},
-		{"blocked app in a held run", []step{
-			g(true), g(false), rd(), rd(), {vouch: no}, g(false), g(true), {vouch: yes},
+		{"packets after a private read wait for a public read begun after them", 0, []step{
+			public(), g(true), public(),
+			rd(), private(), rdKey(), rd(), // still private: a key frame comes, but no read has found the screen public
+			public(), g(true), public(),
+		}, []bool{true, true}},
+		{"a public read that began before the private one does not end it", 0, []step{
+			public(), g(true), public(),
+			rd(), private(), {vouch: yes, ago: 30 * time.Millisecond}, rdKey(), rd(),
+			public(), g(true), public(),
+		}, []bool{true, true}},
+		{"the video's lag after a private screen", 100 * time.Millisecond, []step{
+			public(), {wait: time.Second}, g(true), public(),
+			private(), public(), // the shade with the code, then closed
+			rdKey(), rd(), // its frames, coming late (40 and 80 ms)
+			g(true), g(false), public(), // after the lag
+		}, []bool{true, true, false}},
+		{"take over and hand back", 0, []step{
+			public(), g(true), g(false), public(),
+			g(false), drop("take over"), rd(), rd(), drop("hand back"),
+			g(false), public(), g(true), g(false), public(),
+		}, []bool{true, false, true, false}},
+		{"a drop is private until a read", 0, []step{
+			public(), g(true), public(),
+			drop("unlocking"), rdKey(), rd(), // the PIN pad
+			drop("unlocked"), rdKey(), rd(), // the unlocked screen before a read
+			public(), g(true), public(),
+		}, []bool{true, true}},
+		{"blocked app in a held run", 0, []step{
+			public(), g(true), g(false), rd(), rd(), private(), g(false), g(true), public(),
+			g(true), public(),
 		}, []bool{true}},
-		{"key frame held after a not-OK read survives", []step{
-			g(true), rd(), {vouch: no}, g(true), g(false), {vouch: yes},
+		{"writing resumes at a key frame", 0, []step{
+			public(), g(true), rd(), private(), public(), g(false), g(true), g(false), public(),
 		}, []bool{true, false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, false, nil)
+			h := newHarness(t, false, func(c *Config) {
+				if tt.lag > 0 {
+					c.Lag = tt.lag
+				}
+			})
 			wantFrames := 0
 			for _, s := range tt.steps {
 				switch {
@@ -303,7 +358,7 @@ func TestPrivacy(t *testing.T) {
 					h.frame(s.frame, s.key)
 				case s.vouch != nil:
 					h.clock.advance(time.Millisecond)
-					at := h.clock.Now()
+					at := h.clock.Now().Add(-s.ago)
 					v := Verdict{OK: *s.vouch}
 					if !v.OK {
 						v.Why = "locked"
@@ -311,6 +366,8 @@ func TestPrivacy(t *testing.T) {
 					h.r.Vouch(at, v)
 				case s.drop != "":
 					h.r.Drop(s.drop)
+				case s.wait > 0:
+					h.clock.advance(s.wait)
 				}
 			}
 			wantFrames = len(tt.sync)
@@ -359,17 +416,26 @@ func TestPrivacy(t *testing.T) {
 	}
 }
 
+// vouch reports a read that begins 1 ms from now.
+func (h *harness) vouch(ok bool) {
+	h.clock.advance(time.Millisecond)
+	h.r.Vouch(h.clock.Now(), Verdict{OK: ok, Why: map[bool]string{false: "private"}[ok]})
+}
+
 func TestTimeline(t *testing.T) {
 	h := newHarness(t, false, nil)
+	h.vouch(true)
 	first := h.clock.Now().Add(40 * time.Millisecond)
 	h.frame(green, true)
 	h.frame(green, false)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
-	h.frame(red, false) // dropped: a 40 ms gap, then 2 s with no packet
+	h.vouch(true)
+	h.frame(red, false) // dropped: a gap, then 2 s with no packet
 	h.r.Drop("lock")
 	h.clock.advance(2 * time.Second)
+	h.vouch(true)
+	resumed := h.clock.Now().Add(40 * time.Millisecond)
 	h.frame(green, true)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+	h.vouch(true)
 	h.clock.advance(500 * time.Millisecond)
 	info, err := h.r.Close()
 	if err != nil {
@@ -378,16 +444,18 @@ func TestTimeline(t *testing.T) {
 	if !info.Start.Equal(first) {
 		t.Errorf("Start %v; want the first written packet's arrival %v", info.Start, first)
 	}
-	if want := 40*time.Millisecond + 40*time.Millisecond + 2*time.Second + 40*time.Millisecond + 500*time.Millisecond; info.Duration != want {
-		t.Errorf("Duration %v; want %v (to Close)", info.Duration, want)
+	end := h.clock.Now().Sub(first)
+	if info.Duration != end {
+		t.Errorf("Duration %v; want %v (to Close)", info.Duration, end)
 	}
 	file, err := os.ReadFile(h.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := samples(t, file)
-	const ms = 90
-	want := []sample{{0, 40 * ms, true}, {40 * ms, 2080 * ms, false}, {2120 * ms, 500 * ms, true}}
+	ticks := func(d time.Duration) uint64 { return uint64(d * 90000 / time.Second) }
+	gap := resumed.Sub(first)
+	want := []sample{{0, ticks(40 * time.Millisecond), true}, {ticks(40 * time.Millisecond), ticks(gap - 40*time.Millisecond), false}, {ticks(gap), ticks(end - gap), true}}
 	if len(got) != len(want) {
 		t.Fatalf("samples %+v; want %+v", got, want)
 	}
@@ -398,26 +466,40 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
-func TestHoldForSelfRead(t *testing.T) {
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// TestSelfRead: packets that no read has seen make the recorder read the
+// screen itself; the read that ends the private span at the start makes
+// it ask for a key frame.
+func TestSelfRead(t *testing.T) {
 	for _, ok := range []bool{true, false} {
 		t.Run(map[bool]string{true: "recordable", false: "blocked"}[ok], func(t *testing.T) {
 			var reads atomic.Int32
 			h := newHarness(t, true, func(c *Config) {
-				c.HoldFor = 50 * time.Millisecond
+				c.ReadAfter, c.Lag = 20*time.Millisecond, 20*time.Millisecond
 				c.Read = func(context.Context) (Verdict, error) {
 					reads.Add(1)
 					return Verdict{OK: ok, Why: "blocked app"}, nil
 				}
 			})
+			h.frame(green, true) // before any read: dropped, but it makes the recorder read
+			waitFor(t, "a read of the recorder's own", func() bool { return reads.Load() == 1 })
+			if ok {
+				waitFor(t, "a key frame request", func() bool { return h.cur.keyReqs.Load() > 0 })
+			}
 			h.frame(green, true)
 			h.frame(green, false)
-			deadline := time.Now().Add(5 * time.Second)
-			for reads.Load() == 0 || h.r.heldSince.Load() != nil {
-				if time.Now().After(deadline) {
-					t.Fatal("no read of the recorder's own after HoldFor")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			waitFor(t, "the recorder reads again and decides", func() bool { return reads.Load() == 2 && h.r.heldSince.Load() == nil })
 			before := reads.Load()
 			info, err := h.r.Close()
 			if err != nil {
@@ -426,6 +508,9 @@ func TestHoldForSelfRead(t *testing.T) {
 			if reads.Load() != before {
 				t.Errorf("Close read again with nothing held")
 			}
+			if !ok && h.cur.keyReqs.Load() != 0 {
+				t.Errorf("%d key frame requests while the screen was private; want none", h.cur.keyReqs.Load())
+			}
 			if got := len(decodeOrNone(t, h.path)); ok && got != 2 || !ok && (got != 0 || info.Bytes != 0) {
 				t.Errorf("%d frames written, Info.Bytes %d; want %d", got, info.Bytes, map[bool]int{true: 2}[ok])
 			}
@@ -433,16 +518,104 @@ func TestHoldForSelfRead(t *testing.T) {
 	}
 }
 
-// decodeOrNone decodes the file's colours, none when there is no file.
-func decodeOrNone(t *testing.T, path string) []string {
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil
+// TestSecretBetweenPublicReads: a secret that comes and goes between two
+// public reads of the agent (a code that arrives in the open shade, which
+// closes before the agent reads again) is found by the recorder's own
+// read, and its frames are dropped.
+func TestSecretBetweenPublicReads(t *testing.T) {
+	var secret atomic.Bool
+	var reads atomic.Int32
+	h := newHarness(t, true, func(c *Config) {
+		c.ReadAfter, c.Lag = 0, 30*time.Millisecond // the default ReadAfter
+		c.Read = func(context.Context) (Verdict, error) {
+			reads.Add(1)
+			if secret.Load() {
+				return Verdict{Why: "one-time code"}, nil
+			}
+			return Verdict{OK: true}, nil
+		}
+	})
+	h.r.Vouch(time.Now(), Verdict{OK: true}) // the agent's first read
+	time.Sleep(40 * time.Millisecond)
+	h.frame(green, true)
+	h.frame(green, false)
+	h.r.Vouch(time.Now(), Verdict{OK: true}) // the agent opened the shade: no code in it
+	secret.Store(true)
+	h.frame(red, false)              // the code arrives
+	time.Sleep(3 * DefaultReadAfter) // and stays a while, but no agent reads
+	if reads.Load() == 0 {
+		t.Fatalf("no read of the recorder's own %v after a frame no read had seen", 3*DefaultReadAfter)
 	}
-	return decodeColours(t, path)
+	secret.Store(false)
+	h.frame(green, false)                    // the shade closes
+	h.r.Vouch(time.Now(), Verdict{OK: true}) // the agent reads the home screen
+	time.Sleep(60 * time.Millisecond)        // past the lag
+	h.frame(green, true)
+	h.frame(green, false)
+	h.r.Vouch(time.Now(), Verdict{OK: true})
+	if _, err := h.r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := decodeColours(t, h.path)
+	if len(c) != 4 || slices.Contains(c, "red") || slices.Contains(c, "other") {
+		t.Errorf("decoded %v; want 4 green frames: the frames of the code dropped, the rest kept", c)
+	}
+}
+
+// TestOwnReadComesFirst: an agent's public read that began while the
+// recorder's own read was under way waits for it, so that the recorder's
+// read, which found a secret, drops what came before it.
+func TestOwnReadComesFirst(t *testing.T) {
+	release := make(chan Verdict)
+	started := make(chan struct{}, 1)
+	h := newHarness(t, true, func(c *Config) {
+		c.ReadAfter, c.Lag = 20*time.Millisecond, 20*time.Millisecond
+		c.Read = func(ctx context.Context) (Verdict, error) {
+			started <- struct{}{}
+			select {
+			case v := <-release:
+				return v, nil
+			case <-ctx.Done():
+				return Verdict{}, ctx.Err()
+			}
+		}
+	})
+	h.r.Vouch(time.Now(), Verdict{OK: true})
+	time.Sleep(40 * time.Millisecond)
+	h.frame(red, true) // the recorder's read, to come, finds a secret
+	<-started
+	h.frame(red, false)
+	h.r.Vouch(time.Now(), Verdict{OK: true}) // began later, reported first
+	release <- Verdict{Why: "one-time code"}
+	waitFor(t, "the reads are judged", func() bool {
+		h.r.mu.Lock()
+		defer h.r.mu.Unlock()
+		return !h.r.reading && len(h.r.deferred) == 0
+	})
+	time.Sleep(40 * time.Millisecond) // past the lag after the agent's read
+	h.frame(green, true)
+	<-started // the green key frame is read too
+	release <- Verdict{OK: true}
+	h.frame(green, false)
+	h.r.Vouch(time.Now(), Verdict{OK: true})
+	go func() { // Close reads about what may still be held
+		for range started {
+			release <- Verdict{OK: true}
+		}
+	}()
+	if _, err := h.r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	close(started)
+	c := decodeColours(t, h.path)
+	if len(c) == 0 || slices.Contains(c, "red") {
+		t.Errorf("decoded %v; want green frames only", c)
+	}
 }
 
 func TestMemoryCap(t *testing.T) {
 	h := newHarness(t, false, func(c *Config) { c.HoldBytes = 4000 }) // a 32x32 I_PCM frame is ~1.6 kB
+	h.vouch(true)
 	h.frame(green, true)
 	h.frame(green, false)
 	h.frame(green, false) // past the cap: all three dropped
@@ -452,7 +625,7 @@ func TestMemoryCap(t *testing.T) {
 	h.frame(green, false) // never held: its reference is gone
 	h.frame(green, true)
 	h.frame(green, false)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+	h.vouch(true)
 	if _, err := h.r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -464,14 +637,17 @@ func TestMemoryCap(t *testing.T) {
 
 func TestStreamEndAndRejoin(t *testing.T) {
 	h := newHarness(t, false, nil)
+	h.vouch(true)
 	h.frame(green, true)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+	h.vouch(true)
 	h.frame(red, false) // held when the phone goes offline: dropped
 	h.end()
-	h.join() // after the backoff
+	h.join()            // after the backoff
+	h.frame(red, false) // the phone is back (a new encoder: a key frame), but what it shows is unknown until a read
+	h.vouch(true)
+	h.frame(green, true)
 	h.frame(green, false)
-	h.frame(green, false)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+	h.vouch(true)
 	if n := h.joins.Load(); n != 2 {
 		t.Errorf("joined %d times; want 2", n)
 	}
@@ -503,8 +679,9 @@ func TestCloseDecidesHeld(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, false, func(c *Config) { c.Read = tt.read })
+			h.vouch(true)
 			h.frame(green, true)
-			h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+			h.vouch(true)
 			h.frame(green, false)
 			h.frame(green, false)
 			start := time.Now()
@@ -528,8 +705,9 @@ func TestCloseDecidesHeld(t *testing.T) {
 
 func TestFileModes(t *testing.T) {
 	h := newHarness(t, false, nil)
+	h.vouch(true)
 	h.frame(green, true)
-	h.r.Vouch(h.clock.Now().Add(time.Millisecond), Verdict{OK: true})
+	h.vouch(true)
 	if _, err := h.r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -544,22 +722,36 @@ func TestFileModes(t *testing.T) {
 	}
 }
 
-// TestWithHub records a stream shared by a real stream.Hub.
+// TestWithHub records a stream shared by a real stream.Hub: the recorder's
+// own reads vouch for it, and its key frame requests reach the phone
+// through the hub.
 func TestWithHub(t *testing.T) {
 	enc, err := h264.NewEncoder(32, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
+	keyReq := make(chan struct{}, 1)
+	var keyReqs atomic.Int32
 	open := func(ctx context.Context, send func(sdk.VideoPacket) error) error {
 		if err := send(sdk.VideoPacket{Codec: sdk.CodecH264, Config: true, Width: 32, Height: 32, Data: enc.Config()}); err != nil {
 			return err
 		}
-		for i := range 5 {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			key := i == 0
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-keyReq:
+				key = true
+			case <-tick.C:
+			}
 			img := image.NewRGBA(image.Rect(0, 0, 32, 32))
 			for k := 0; k < len(img.Pix); k += 4 {
-				img.Pix[k], img.Pix[k+1], img.Pix[k+2], img.Pix[k+3] = 0, 160, uint8(i*8), 255
+				img.Pix[k], img.Pix[k+1], img.Pix[k+2], img.Pix[k+3] = 0, 160, uint8(i%8*8), 255
 			}
-			f, err := enc.Encode(img, i == 0)
+			f, err := enc.Encode(img, key)
 			if err != nil {
 				return err
 			}
@@ -567,35 +759,34 @@ func TestWithHub(t *testing.T) {
 				return err
 			}
 		}
-		<-ctx.Done()
-		return nil
 	}
-	hub := stream.NewHub(open, nil, stream.Options{})
+	hub := stream.NewHub(open, func(context.Context) error {
+		keyReqs.Add(1)
+		select {
+		case keyReq <- struct{}{}:
+		default:
+		}
+		return nil
+	}, stream.Options{KeyFrameInterval: 10 * time.Millisecond})
 	path := filepath.Join(t.TempDir(), "hub.mp4")
 	r, err := Start(context.Background(), Config{Path: path, Join: func(ctx context.Context) (Packets, error) { return hub.Join(ctx) },
+		ReadAfter: 20 * time.Millisecond, Lag: 20 * time.Millisecond,
 		Read: func(context.Context) (Verdict, error) { return Verdict{OK: true}, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r.mu.Lock()
-		n := len(r.held)
-		r.mu.Unlock()
-		if n == 5 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d packets held; want 5", n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitFor(t, "five frames written", func() bool {
+		r.infoMu.Lock()
+		w := r.w
+		r.infoMu.Unlock()
+		return w != nil && w.Stats().Samples >= 5
+	})
 	info, err := r.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := decodeColours(t, path); len(c) != 5 || info.Fragments < 1 {
-		t.Errorf("decoded %v, %d fragments; want 5 green frames", c, info.Fragments)
+	if c := decodeColours(t, path); len(c) < 5 || slices.Contains(c, "red") || info.Fragments < 1 || keyReqs.Load() == 0 {
+		t.Errorf("decoded %v, %d fragments, %d key frame requests; want at least 5 green frames, after a key frame request", c, info.Fragments, keyReqs.Load())
 	}
 	hub.Stop(nil)
 }
@@ -611,11 +802,13 @@ func TestCloseTwiceAndLateCalls(t *testing.T) {
 	}
 }
 
-// TestAsksForAKeyFrameAfterADrop: a frame that cannot be written because
-// its key frame was dropped makes the recorder ask the stream for a key
-// frame, so writing resumes soon; frames it can write ask for nothing.
+// TestAsksForAKeyFrameAfterADrop: once a private span is over, a frame
+// that cannot be written because its key frame was dropped makes the
+// recorder ask the stream for a key frame, so writing resumes soon; while
+// the screen is private, and once a key frame came, it asks for nothing.
 func TestAsksForAKeyFrameAfterADrop(t *testing.T) {
 	h := newHarness(t, false, nil)
+	h.vouch(true)
 	h.frame(green, true)
 	h.frame(green, false)
 	if n := h.cur.keyReqs.Load(); n != 0 {
@@ -623,12 +816,28 @@ func TestAsksForAKeyFrameAfterADrop(t *testing.T) {
 	}
 	h.r.Drop("the person took the phone")
 	h.frame(red, false)
-	if n := h.cur.keyReqs.Load(); n != 1 {
-		t.Errorf("%d key frame requests after a P frame whose key frame was dropped, want 1", n)
+	h.frame(red, false)
+	if n := h.cur.keyReqs.Load(); n != 0 {
+		t.Errorf("%d key frame requests while the person holds the phone; want none", n)
+	}
+	h.vouch(true)
+	h.frame(green, false)
+	if n := h.cur.keyReqs.Load(); n == 0 {
+		t.Errorf("no key frame request after a P frame whose key frame was dropped")
 	}
 	h.frame(green, true)
+	n := h.cur.keyReqs.Load()
 	h.frame(green, false)
-	if n := h.cur.keyReqs.Load(); n != 1 {
-		t.Errorf("%d key frame requests once a key frame came, want still 1", n)
+	time.Sleep(50 * time.Millisecond)
+	if m := h.cur.keyReqs.Load(); m != n {
+		t.Errorf("%d key frame requests once a key frame came, want still %d", m, n)
 	}
+}
+
+// decodeOrNone decodes the file's colours, none when there is no file.
+func decodeOrNone(t *testing.T, path string) []string {
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil
+	}
+	return decodeColours(t, path)
 }
