@@ -1,7 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -51,12 +56,58 @@ func NewHTTPHandler(sessions Sessions, opts Options) *HTTPHandler {
 	return &HTTPHandler{mcp: srv, http: h}
 }
 
-// ServeHTTP serves one MCP request; bodies over the message cap are refused.
+// ServeHTTP serves one MCP request; bodies over the message cap are
+// refused, and a POST's body is readied by PrepareRequest.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, ok := PrepareRequest(w, r)
+	if !ok {
+		return
+	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxMessageBytes)
 	}
 	h.http.ServeHTTP(w, r)
+}
+
+type preparedKey struct{}
+
+// PrepareRequest reads the body of a POST, at most MaxMessageBytes, and
+// readies it with PrepareMessage: a leading byte-order mark is dropped,
+// and a message nested deeper than MaxNesting is answered here with its
+// parse error (HTTP 400), as a body that is no JSON is. It returns the
+// request to serve, or false when it answered. A request it readied once
+// is passed on as it is, so the daemon may call it before its own checks
+// of the body and ServeHTTP again after them.
+func PrepareRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	if r.Method != http.MethodPost || r.Body == nil || r.Context().Value(preparedKey{}) != nil {
+		return r, true
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMessageBytes))
+	if err != nil {
+		msg := "Parse error: could not read the request body"
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			msg = fmt.Sprintf("Parse error: the message is larger than %d bytes", maxMessageBytes)
+		}
+		writeRPCError(w, mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, msg, nil))
+		return nil, false
+	}
+	msg, refused := PrepareMessage(body)
+	if refused != nil {
+		writeRPCError(w, *refused)
+		return nil, false
+	}
+	r = r.WithContext(context.WithValue(r.Context(), preparedKey{}, true))
+	r.Body = io.NopCloser(bytes.NewReader(msg))
+	r.ContentLength = int64(len(msg))
+	return r, true
+}
+
+// writeRPCError answers a JSON-RPC error with HTTP 400.
+func writeRPCError(w http.ResponseWriter, e mcp.JSONRPCError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(e) //nolint:errcheck // the client went away
 }
 
 // Close ends every session (calling OnSessionClosed for each) and stops

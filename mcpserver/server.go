@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // Options configures an MCP server.
@@ -82,7 +84,7 @@ func newServer(sessions Sessions, opts Options, extra ...server.ServerOption) *s
 		if _, loaded := seen.LoadOrStore(sess.SessionID(), struct{}{}); loaded {
 			return
 		}
-		opts.OnInitialize(ctx, agent.Client{Name: info.Name, Version: info.Version})
+		opts.OnInitialize(ctx, agentClient(info))
 	}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		report(ctx)
@@ -140,5 +142,31 @@ func ClientInfo(ctx context.Context) (agent.Client, bool) {
 	if info.Name == "" && info.Version == "" {
 		return agent.Client{}, false
 	}
-	return agent.Client{Name: info.Name, Version: info.Version}, true
+	return agentClient(info), true
+}
+
+// maxClientName caps, in characters, the name and the version an agent
+// gives itself at initialize.
+const maxClientName = 100
+
+// agentClient is who an agent says it is, as the gateway keeps it. The
+// name is shown to the person everywhere (approval cards, status,
+// history) and the agent chooses it, so it is cleaned here, once: every
+// control character, bidirectional control and invalid byte becomes a
+// visible escape (safetext.Line: "evil\x1b[2J\nfake"), surrounding spaces
+// go, and it is cut to maxClientName characters. The session stays
+// usable, the person sees that the name was tampered with, and since the
+// cleaning depends on the name alone, the same client always gets the
+// same name: resuming leases by name (gateway/agent/resume.go) keeps
+// working.
+func agentClient(info mcp.Implementation) agent.Client {
+	return agent.Client{Name: cleanName(info.Name), Version: cleanName(info.Version)}
+}
+
+func cleanName(s string) string {
+	s = safetext.Line(strings.TrimSpace(s))
+	if r := []rune(s); len(r) > maxClientName {
+		s = string(r[:maxClientName-1]) + "…"
+	}
+	return s
 }

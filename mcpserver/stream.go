@@ -90,12 +90,22 @@ func serveStream(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.W
 		case err := <-readErr:
 			return err
 		case line := <-lines:
+			// A byte-order mark is dropped; a message nested too deep is
+			// answered here, before any parser recurses into it.
+			line, refused := PrepareMessage(line)
+			if refused != nil {
+				out.write(*refused)
+				continue
+			}
+			if len(line) == 0 {
+				continue
+			}
 			var base struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
 			}
 			if err := json.Unmarshal(line, &base); err != nil {
-				out.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error", nil))
+				out.write(mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, "Parse error: the line is not a JSON-RPC message; send one JSON object per line", nil))
 				continue
 			}
 			isRequest := len(base.ID) > 0 && !bytes.Equal(base.ID, []byte("null"))
