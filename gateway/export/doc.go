@@ -10,7 +10,10 @@
 // screen diff, the screenshots before and after, and the approvals the
 // person was asked for with their decisions. Every text is escaped by
 // html/template: the history holds what agents and apps wrote, which must
-// never run as markup or script in the person's browser.
+// never run as markup or script in the person's browser. Control
+// characters and bidirectional controls in it are shown as visible
+// escapes (\x1b, ‹U+202E›; internal/safetext), so that a right-to-left
+// override cannot show "$100" as "$001" or reorder a line.
 //
 // Element ids, for tools that drive the page: the first task's video is
 // "recording" and its step marks "step-<seq>", each with data-at, the step's

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // ErrNotEmpty means the export folder already holds something; an export
@@ -123,7 +124,7 @@ type taskView struct {
 	Anchor    string // the section's id
 	Agent     string
 	Device    string
-	Approvals []history.Approval // those not tied to a step shown
+	Approvals []approvalView // those not tied to a step shown
 	Steps     []*stepView
 
 	// The recording, when there is one to show.
@@ -141,7 +142,14 @@ type stepView struct {
 	ArgsText  string // the arguments, indented when they are JSON
 	Before    image
 	After     image
-	Approvals []history.Approval
+	Approvals []approvalView
+}
+
+// approvalView is an approval with the screenshot of its card: the screen
+// the person saw when they decided.
+type approvalView struct {
+	history.Approval
+	Picture image
 }
 
 type image struct {
@@ -202,10 +210,14 @@ func load(ctx context.Context, src Source, ids []string) (*report, error) {
 		}
 		for _, a := range aps {
 			a.Args = prettyJSON(a.Args)
+			av := approvalView{Approval: a}
+			if av.Picture, err = r.loadImage(ctx, src, a.Screenshot); err != nil {
+				return nil, fmt.Errorf("export: task %q: approval %s: %w", id, a.ID, err)
+			}
 			if sv, ok := bySeq[a.StepID]; ok {
-				sv.Approvals = append(sv.Approvals, a)
+				sv.Approvals = append(sv.Approvals, av)
 			} else {
-				tv.Approvals = append(tv.Approvals, a)
+				tv.Approvals = append(tv.Approvals, av)
 			}
 		}
 		r.Tasks = append(r.Tasks, tv)
@@ -313,7 +325,11 @@ func (r *report) write(ctx context.Context, dir string, created bool) (err error
 	if err := page.Execute(&b, r); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "index.html"), b.Bytes(), fileMode)
+	// The page shows what agents typed and phones showed: html/template
+	// escaped its markup, and the control characters and bidirectional
+	// controls in it become visible escapes (‹U+202E›), so that nothing
+	// reorders what the person reads. The template has none of its own.
+	return os.WriteFile(filepath.Join(dir, "index.html"), []byte(safetext.Text(b.String())), fileMode)
 }
 
 func copyOne(src, dst string) error {

@@ -7,16 +7,20 @@ import (
 )
 
 // page is index.html. html/template escapes every value for where it
-// stands; the only script is the page's own, which seeks a video when a
-// step mark is clicked. The Content-Security-Policy keeps the page to its
-// own folder: nothing is fetched from the network even if a value slipped
-// through.
+// stands, and write then makes the control characters and bidirectional
+// controls left in the values visible (safetext.Text): pageSource itself
+// has none, a test checks it. The only script is the page's own, which
+// seeks a video when a step mark is clicked. The Content-Security-Policy
+// keeps the page to its own folder: nothing is fetched from the network
+// even if a value slipped through.
 var page = template.Must(template.New("index.html").Funcs(template.FuncMap{
 	"when":  when,
 	"dur":   dur,
 	"secs":  secs,
 	"clock": clock,
-}).Parse(`<!DOCTYPE html>
+}).Parse(pageSource))
+
+const pageSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -114,11 +118,13 @@ document.addEventListener("click", function (e) {
 </body>
 </html>
 {{define "approval"}}<div class="approval {{.Status}}">
+{{- if .Summary}}<div class="summary"><strong>{{.Summary}}</strong></div>{{end}}
 <div>Approval: <span class="outcome">{{.Status}}</span>{{if .DecidedBy}} by {{.DecidedBy}}{{end}}{{if not .DecidedAt.IsZero}}, {{when .DecidedAt}}{{end}}{{if .ForTask}}, for the rest of the task{{end}}</div>
 <div>Asked {{when .CreatedAt}} about {{.Tool}}{{if .Target}} on {{.Target}}{{end}}{{if .Commit}} ({{.Commit}}){{end}}{{if .Rule}}, rule {{.Rule}}{{end}}</div>
 {{- if .Args}}<pre>{{.Args}}</pre>{{end}}
 {{- if .Reason}}<div>Reason: {{.Reason}}</div>{{end}}
-</div>{{end}}`))
+{{- with .Picture}}{{if .URL}}<figure><img src="{{.URL}}" alt="the screen when the agent asked" loading="lazy"><figcaption>When the agent asked (the target framed in red)</figcaption></figure>{{else if .Note}}<p class="note">Picture: {{.Note}}</p>{{end}}{{end}}
+</div>{{end}}`
 
 // when formats a time for the person, in the local time zone.
 func when(t time.Time) string {
