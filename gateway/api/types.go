@@ -69,6 +69,24 @@ type Status struct {
 	Drivers []Driver            `json:"drivers"`
 	Devices []Device            `json:"devices"`
 	Leases  []agent.LeaseStatus `json:"leases"`
+	History History             `json:"history"`
+}
+
+// History says whether the history can be written. While it cannot,
+// agents' actions are refused (nothing reaches the phone) and reads go on.
+type History struct {
+	Path     string `json:"path"` // the database file
+	Writable bool   `json:"writable"`
+	// Cause is why the last write failed and Fix what to do about it; Since
+	// is when writes began to fail, Last the last failure, Failures how many
+	// writes failed since; all empty while writes work and never failed.
+	Cause    string    `json:"cause,omitempty"`
+	Fix      string    `json:"fix,omitempty"`
+	Since    time.Time `json:"since,omitzero"`
+	Last     time.Time `json:"last,omitzero"`
+	Failures int       `json:"failures,omitempty"`
+	// Recovered is when writes last worked again after failing.
+	Recovered time.Time `json:"recovered,omitzero"`
 }
 
 // DriverName names a driver.
@@ -143,6 +161,10 @@ type Approval struct {
 	DecidedBy string          `json:"decided_by,omitempty"` // person, expiry
 	Reason    string          `json:"reason,omitempty"`
 	ForTask   bool            `json:"for_task,omitempty"`
+	// Summary is the card's sentence: what the person was asked to approve.
+	Summary     string `json:"summary,omitempty"`
+	Counterpart string `json:"counterpart,omitempty"`
+	Screenshot  string `json:"screenshot,omitempty"` // the media id of the card's screenshot
 }
 
 // Step is one tool call of a task.
