@@ -20,9 +20,12 @@ func newTokenCmd() *cobra.Command {
   URL:    http://HOST:PORT/mcp
   header: Authorization: Bearer TOKEN
 
-The token lives in $PINKY_HOME/token, readable only by you. --rotate replaces
-it: a running daemon refuses the old token from its next request on, without
-a restart. No daemon needs to run.`,
+The token lives in $PINKY_HOME/token, readable only by you. A token file that
+the group or others may read, or that another user owns, is refused (here, by
+a starting daemon and by a running one), as ssh refuses such a private key:
+make it yours alone with chmod 600, or replace it. --rotate replaces it: a
+running daemon refuses the old token from its next request on, without a
+restart. No daemon needs to run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dirs, err := home.Resolve()

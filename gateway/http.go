@@ -22,11 +22,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
@@ -162,11 +164,8 @@ func readToken(path string) (string, os.FileInfo, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("token %s is not a regular file", path)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", nil, fmt.Errorf("token %s may be read by other users (mode %04o): make a new one with `pinky token --rotate`", path, perm)
+	if err := checkTokenFile(path, fi); err != nil {
+		return "", nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
@@ -179,6 +178,37 @@ func readToken(path string) (string, os.FileInfo, error) {
 	return tok, fi, nil
 }
 
+// checkTokenFile refuses a token file that anyone but its user may read
+// or write, as ssh refuses such a private key: the token may have leaked,
+// and the person is told how to make the file private again (its mode,
+// its owner) and how to replace the token.
+func checkTokenFile(path string, fi os.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("token %s is not a regular file: remove it and run `pinky token --rotate`", path)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("token %s is owned by another user (uid %d), who may read or replace it: refused. "+
+			"Run `pinky token --rotate` as yourself (uid %d) for a new one", path, st.Uid, os.Getuid())
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("permissions %04o for %s are too open: other users may read the token, so it is refused. "+
+			"Run `chmod 600 %s`, or `pinky token --rotate` for a new token if it may have leaked", perm, path, path)
+	}
+	return nil
+}
+
+// sameTokenFile reports whether the token file is still the one loaded:
+// the same file, size, modification time, mode and owner. A chmod or a
+// chown changes no content, yet must be checked again.
+func sameTokenFile(a, b os.FileInfo) bool {
+	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode() {
+		return false
+	}
+	sa, okA := a.Sys().(*syscall.Stat_t)
+	sb, okB := b.Sys().(*syscall.Stat_t)
+	return okA == okB && (!okA || sa.Uid == sb.Uid)
+}
+
 // compareTokens compares the hashes of two tokens in constant time; a
 // variable so that a test can see every check go through it.
 var compareTokens = subtle.ConstantTimeCompare
@@ -188,9 +218,10 @@ var compareTokens = subtle.ConstantTimeCompare
 const authWarnEvery = 10 * time.Second
 
 // tokenAuth checks the bearer token of each request. It re-reads the token
-// file when the file changes (a new inode, size or modification time), so
-// `pinky token --rotate` takes effect at the daemon's next request. Token
-// values never reach the log; the file's errors do.
+// file when the file changes (a new inode, size, modification time, mode
+// or owner), so `pinky token --rotate` takes effect at the daemon's next
+// request, and a token file made readable by others is refused from then
+// on. Token values never reach the log; the file's errors do.
 type tokenAuth struct {
 	path string
 	log  *slog.Logger
@@ -211,7 +242,7 @@ func (a *tokenAuth) current() ([sha256.Size]byte, string, error) {
 	fi, statErr := os.Stat(a.path)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if statErr == nil && a.fi != nil && os.SameFile(fi, a.fi) && fi.Size() == a.fi.Size() && fi.ModTime().Equal(a.fi.ModTime()) {
+	if statErr == nil && a.fi != nil && sameTokenFile(fi, a.fi) {
 		return a.sum, a.id, nil
 	}
 	tok, tfi, err := readToken(a.path)
@@ -270,6 +301,14 @@ func (a *tokenAuth) refuse(w http.ResponseWriter, r *http.Request, refusal strin
 	case "no_token":
 		msg = "the daemon has no usable bearer token; run `pinky token --rotate` on its computer"
 	}
+	a.logRefusal(r, refusal)
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeJSONError(w, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+// logRefusal logs a refused request, at most one warning per
+// authWarnEvery.
+func (a *tokenAuth) logRefusal(r *http.Request, refusal string) {
 	now := time.Now()
 	a.warnMu.Lock()
 	logIt := now.Sub(a.warned) >= authWarnEvery
@@ -282,10 +321,60 @@ func (a *tokenAuth) refuse(w http.ResponseWriter, r *http.Request, refusal strin
 	a.warnMu.Unlock()
 	if logIt {
 		a.log.Warn("MCP over HTTP refused a request", "reason", refusal, "remote", r.RemoteAddr, "method", r.Method,
-			"path", r.URL.Path, "refused_since_last_warning", suppressed)
+			"path", r.URL.Path, "origin", r.Header.Get("Origin"), "refused_since_last_warning", suppressed)
 	}
-	w.Header().Set("WWW-Authenticate", challenge)
-	writeJSONError(w, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+// allowedOrigins returns the host:port pairs of the daemon's own origins
+// for its listen addresses: each address's host, 127.0.0.1, [::1] and
+// localhost, with its port.
+func allowedOrigins(addrs []string) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range addrs {
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || port == "0" {
+			continue
+		}
+		for _, h := range []string{host, "localhost", "127.0.0.1", "::1"} {
+			if h != "" {
+				out[strings.ToLower(net.JoinHostPort(h, port))] = true
+			}
+		}
+	}
+	return out
+}
+
+// originAllowed reports whether an Origin header names one of allowed,
+// over http or https. A browser sends an Origin with every request a web
+// page makes; agents (MCP client libraries, curl) send none. A page of
+// another site must not reach the daemon through the person's browser
+// (DNS rebinding, a token pasted into a web tool), so a request with an
+// Origin is served only when it is the daemon's own; "null" (a sandboxed
+// frame, a file) never is.
+func originAllowed(origin string, allowed map[string]bool) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return false
+	}
+	port := u.Port()
+	switch {
+	case u.Scheme == "http" && port == "":
+		port = "80"
+	case u.Scheme == "https" && port == "":
+		port = "443"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return false
+	}
+	return allowed[strings.ToLower(net.JoinHostPort(u.Hostname(), port))]
+}
+
+// quoteOrigin quotes an Origin header for a message, its control
+// characters escaped.
+func quoteOrigin(s string) string {
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return strconv.Quote(s)
 }
 
 func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
@@ -313,15 +402,20 @@ type httpConfig struct {
 	// when zero).
 	IdleTimeout time.Duration
 	Logger      *slog.Logger
+	// Addrs are the addresses MCP over HTTP listens on, as configured and
+	// as bound: a browser's Origin naming one of them (or a loopback name
+	// with its port) is the daemon's own. See originAllowed.
+	Addrs []string
 }
 
-// httpMCP is the daemon's HTTP handler: the token check, then MCP at
-// MCPPath.
+// httpMCP is the daemon's HTTP handler: the Origin and token checks, then
+// MCP at MCPPath.
 type httpMCP struct {
 	auth     *tokenAuth
 	sessions *httpSessions
 	mcp      *mcpserver.HTTPHandler
 	mux      *http.ServeMux
+	origins  map[string]bool // host:port of the origins allowed
 }
 
 func newHTTPMCP(cfg httpConfig) *httpMCP {
@@ -341,7 +435,8 @@ func newHTTPMCP(cfg httpConfig) *httpMCP {
 			Version: Version, Logger: log, HTTPIdleTimeout: cfg.IdleTimeout,
 			OnInitialize: sessions.initialized, OnSessionClosed: sessions.closed,
 		}),
-		mux: http.NewServeMux(),
+		mux:     http.NewServeMux(),
+		origins: allowedOrigins(cfg.Addrs),
 	}
 	h.mux.Handle(MCPPath, http.HandlerFunc(h.serveMCP))
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
@@ -350,9 +445,16 @@ func newHTTPMCP(cfg httpConfig) *httpMCP {
 	return h
 }
 
-// ServeHTTP checks the bearer token of every request before anything else,
-// except an upload link's, whose link is its credential (upload.go).
+// ServeHTTP checks the Origin of every request, then the bearer token,
+// before anything else, except an upload link's token: its link is its
+// credential (upload.go).
 func (h *httpMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, h.origins) {
+		h.auth.logRefusal(r, "foreign_origin")
+		writeJSONError(w, http.StatusForbidden, "forbidden_origin", "MCP over HTTP refuses requests from web pages of other sites "+
+			"(Origin "+quoteOrigin(o)+"): an agent sends no Origin header, or one naming this daemon's own address")
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, UploadPath) {
 		h.serveUpload(w, r)
 		return
@@ -366,6 +468,12 @@ func (h *httpMCP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *httpMCP) serveMCP(w http.ResponseWriter, r *http.Request) {
+	// The body is readied (a byte-order mark dropped, deep nesting
+	// refused) before it is read to see whether it is initialize.
+	r, ok := mcpserver.PrepareRequest(w, r)
+	if !ok {
+		return
+	}
 	if refuseSessionless(w, r) {
 		return
 	}
@@ -574,7 +682,8 @@ func (g *Gateway) startHTTP(ctx context.Context) (stop func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("MCP over HTTP: %w", err)
 	}
-	h := newHTTPMCP(httpConfig{Agents: g.agents, TokenPath: g.cfg.Dirs.Token(), Grace: g.cfg.HTTPResumeGrace, Logger: g.log})
+	h := newHTTPMCP(httpConfig{Agents: g.agents, TokenPath: g.cfg.Dirs.Token(), Grace: g.cfg.HTTPResumeGrace, Logger: g.log,
+		Addrs: []string{g.cfg.HTTPAddr, lis.Addr().String()}})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: httpReadHeaderTimeout,

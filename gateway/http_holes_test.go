@@ -1,0 +1,163 @@
+package gateway
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOriginAllowed(t *testing.T) {
+	allowed := allowedOrigins([]string{"127.0.0.1:0", "127.0.0.1:8765"})
+	remote := allowedOrigins([]string{"phones.lan:443", "10.0.0.5:443"})
+	for _, tt := range []struct {
+		origin string
+		in     map[string]bool
+		want   bool
+	}{
+		{"http://127.0.0.1:8765", allowed, true},
+		{"http://localhost:8765", allowed, true},
+		{"HTTP://LOCALHOST:8765", allowed, true},
+		{"http://[::1]:8765", allowed, true},
+		{"https://127.0.0.1:8765", allowed, true},
+		{"http://127.0.0.1:8765/", allowed, true},
+		{"http://127.0.0.1:8766", allowed, false},
+		{"http://127.0.0.1", allowed, false}, // port 80
+		{"http://127.0.0.1:0", allowed, false},
+		{"http://evil.example", allowed, false},
+		{"http://evil.example:8765", allowed, false},
+		{"http://127.0.0.1.evil.example:8765", allowed, false},
+		{"http://user@127.0.0.1:8765", allowed, false},
+		{"http://127.0.0.1:8765/path", allowed, false},
+		{"null", allowed, false},
+		{"file://", allowed, false},
+		{"ws://127.0.0.1:8765", allowed, false},
+		{"https://phones.lan", remote, true}, // port 443
+		{"https://10.0.0.5", remote, true},
+		{"https://localhost", remote, true},
+		{"http://phones.lan", remote, false},
+		{"https://evil.example", remote, false},
+		{"http://127.0.0.1:8765", nil, false},
+	} {
+		if got := originAllowed(tt.origin, tt.in); got != tt.want {
+			t.Errorf("originAllowed(%q) = %v; want %v", tt.origin, got, tt.want)
+		}
+	}
+}
+
+// TestHTTPForeignOrigin: a request with a foreign Origin is refused with
+// 403 before the token is looked at, the right token or not.
+func TestHTTPForeignOrigin(t *testing.T) {
+	f := newHTTPFixture(t, time.Minute)
+	for _, auth := range []string{"Bearer " + f.token, ""} {
+		req, _ := http.NewRequest("POST", f.url, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Origin", "http://evil.example")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("foreign Origin, auth %q: got HTTP %d; want 403", auth, resp.StatusCode)
+		}
+	}
+}
+
+func TestCheckTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		mode os.FileMode
+		want string // in the refusal; empty: accepted
+	}{
+		{0o600, ""},
+		{0o400, ""},
+		{0o644, "permissions 0644 for "},
+		{0o640, "permissions 0640 for "},
+		{0o606, "permissions 0606 for "},
+		{0o660, "permissions 0660 for "},
+	} {
+		path := filepath.Join(dir, "token-"+tt.mode.String())
+		if err := os.WriteFile(path, []byte(newToken()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, tt.mode); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readToken(path)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("mode %v: %v; want accepted", tt.mode, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod 600 "+path)):
+			t.Errorf("mode %v: %v; want a refusal saying %q and to chmod 600 it", tt.mode, err, tt.want)
+		}
+	}
+	if os.Getuid() == 0 { // only root gives a file away
+		path := filepath.Join(dir, "theirs")
+		if err := os.WriteFile(path, []byte(newToken()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(path, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := readToken(path); err == nil || !strings.Contains(err.Error(), "owned by another user") {
+			t.Errorf("a token owned by uid 65534: %v; want it refused", err)
+		}
+	}
+}
+
+// TestHTTPTokenMadeReadableAfterLoad: a chmod changes neither the token
+// nor its modification time, yet the daemon notices it at the next
+// request.
+func TestHTTPTokenMadeReadableAfterLoad(t *testing.T) {
+	f := newHTTPFixture(t, time.Minute)
+	auth := "Bearer " + f.token
+	if resp := post(t, f.url, auth, "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: got HTTP %d; want 200", resp.StatusCode)
+	}
+	if err := os.Chmod(f.tokenPath, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if resp := post(t, f.url, auth, "", initializeBody); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("after chmod 644: got HTTP %d; want 401", resp.StatusCode)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, "are too open") {
+		t.Errorf("the log does not say why the token is refused:\n%s", logs)
+	}
+	if err := os.Chmod(f.tokenPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if resp := post(t, f.url, auth, "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("after chmod 600: got HTTP %d; want 200", resp.StatusCode)
+	}
+}
+
+// TestHTTPResumeByCleanedName: an agent whose name holds controls gets a
+// printable name at initialize, the same every time, so its new session
+// still takes over the leases its last one left.
+func TestHTTPResumeByCleanedName(t *testing.T) {
+	f := newHTTPFixture(t, time.Minute)
+	const name = "evil\x1b[2J\nfake card line\u202e"
+	a := f.connect(t, name, f.token)
+	mustCall(t, a, "phone_connect", connectAndroid)
+	if ls := f.agents.Leases(); len(ls) != 1 || ls[0].Agent != `evil\x1b[2J\nfake card line‹U+202E›` {
+		t.Fatalf("leases: got %+v; want one held by the cleaned name", ls)
+	}
+	a.Close()
+	waitFor(t, "the lease is parked", func() bool {
+		ls := f.agents.Leases()
+		return len(ls) == 1 && !ls[0].ParkedUntil.IsZero()
+	})
+	b := f.connect(t, name, f.token)
+	defer b.Close()
+	if ls := f.agents.Leases(); len(ls) != 1 || !ls[0].ParkedUntil.IsZero() {
+		t.Errorf("leases after the same agent came back: got %+v; want it resumed", ls)
+	}
+	mustCall(t, b, "phone_observe", map[string]any{"device": "sim-android-1"})
+}
