@@ -43,6 +43,7 @@ func historyApproval(c approval.Card) history.Approval {
 		ID: c.ID, TaskID: c.TaskID, Tool: c.Tool, Args: secrets.Scrub(c.Args),
 		Commit: c.Commit, Rule: c.Rule, Target: c.Target, Status: string(c.Status),
 		CreatedAt: c.OpenedAt, Reason: c.Reason, ForTask: c.ForTask,
+		Summary: secrets.Scrub(c.Summary), Counterpart: secrets.Scrub(c.Counterpart),
 	}
 	switch c.Status {
 	case approval.Approved, approval.Denied:
@@ -58,7 +59,7 @@ func apiApproval(a history.Approval) api.Approval {
 	out := api.Approval{
 		ID: a.ID, Step: a.StepID, Tool: a.Tool, Commit: a.Commit, Rule: a.Rule, Target: a.Target,
 		Status: a.Status, CreatedAt: a.CreatedAt, DecidedAt: a.DecidedAt, DecidedBy: a.DecidedBy,
-		Reason: a.Reason, ForTask: a.ForTask,
+		Reason: a.Reason, ForTask: a.ForTask, Summary: a.Summary, Counterpart: a.Counterpart, Screenshot: a.Screenshot,
 	}
 	if json.Valid([]byte(a.Args)) {
 		out.Args = json.RawMessage(a.Args)

@@ -168,6 +168,17 @@ func New(cfg Config) (*Gateway, error) {
 	} else if n > 0 {
 		log.Warn("ended the tasks the last daemon left open", "tasks", n)
 	}
+	// An action under way when that daemon died may or may not have
+	// happened, and nobody will learn which.
+	if n, err := store.SettleSteps(context.Background(), string(agent.CodeUncertain),
+		"the daemon stopped before this action's end was recorded: it may or may not have happened"); err != nil {
+		log.Error("settling the steps of the last run", "err", err)
+	} else if n > 0 {
+		log.Warn("settled the steps the last daemon left running as uncertain", "steps", n)
+	}
+	if h := store.Health(); h.Failing {
+		log.Error("the history cannot be written: agents' actions are refused until it can; reads go on", "cause", h.Cause, "fix", h.Fix)
+	}
 	set, err := settings.Open(cfg.Dirs.Settings())
 	if err != nil {
 		store.Close()
@@ -328,6 +339,15 @@ func (g *Gateway) serveMCP(ctx context.Context, lis net.Listener) {
 	}
 }
 
+// history is the history's health, for status and the console.
+func (g *Gateway) history() api.History {
+	h := g.store.Health()
+	return api.History{
+		Path: g.cfg.Dirs.Database(), Writable: !h.Failing, Cause: h.Cause, Fix: h.Fix,
+		Since: h.Since, Last: h.Last, Failures: h.Failures, Recovered: h.Recovered,
+	}
+}
+
 // Host is the driver host, for wiring the later parts of the gateway.
 func (g *Gateway) Host() *driverhost.Host { return g.host }
 
@@ -335,7 +355,7 @@ func (g *Gateway) routes() {
 	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
 		return api.Status{
 			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr, Console: g.consoleAddr(),
-			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(),
+			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(), History: g.history(),
 		}, nil
 	})
 	g.api.Handle(api.MethodDrivers, func(context.Context, json.RawMessage) (any, error) { return g.drivers(), nil })

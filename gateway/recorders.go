@@ -22,8 +22,10 @@ import (
 
 // recorders records each agent task's screen, when the person left
 // recording on and the phone's driver streams video. It is the agent
-// manager's Watcher: the reads of the agents vouch for what is recorded,
-// and the person's take-overs and unlocks drop what waits.
+// manager's Watcher: the reads of the agents, and the recorder's own
+// (classified by the same Manager.Private), vouch for what is recorded by
+// the rule in package recording; the person's take-overs and unlocks, and
+// the phone's lock changes and going offline, count as private screens.
 type recorders struct {
 	dir      string // $PINKY_HOME/recordings
 	host     agent.Drivers
@@ -165,14 +167,16 @@ func (r *recorders) get(device string) *recording.Recorder {
 	return nil
 }
 
-// ScreenRead vouches for, or drops, what the recording holds.
+// ScreenRead vouches for what the recording holds, or starts a private
+// span.
 func (r *recorders) ScreenRead(device string, at time.Time, private string) {
 	if rec := r.get(device); rec != nil {
 		rec.Vouch(at, recording.Verdict{OK: private == "", Why: private})
 	}
 }
 
-// ScreenHidden drops what the recording holds.
+// ScreenHidden starts a private span: what the recording holds is
+// dropped, and so is what comes until a read finds the screen public.
 func (r *recorders) ScreenHidden(device, why string) {
 	if rec := r.get(device); rec != nil {
 		rec.Drop(why)
@@ -199,9 +203,9 @@ func (r *recorders) Close() {
 
 // followDevices ends the streams of phones that went offline, so that every
 // mirror and recording sees the end (the recorder drops what it held and
-// joins again when the phone is back), and drops what a recording holds
-// when a phone's driver reports it locked or unlocked: the lock screen and
-// the PIN pad between two reads are never written.
+// joins again when the phone is back), and starts a private span of the
+// recording when a phone's driver reports it locked or unlocked: the lock
+// screen and the PIN pad are never written, even between two reads.
 func (g *Gateway) followDevices(ctx context.Context) {
 	evs, cancel := g.host.Subscribe()
 	defer cancel()

@@ -407,8 +407,18 @@ func TestLaunchByLabelAndScope(t *testing.T) {
 	if _, err := s.Observe(ctx, "sim-android-1", false, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Notes"}}, nil); err != nil {
-		t.Fatalf("tap on the launcher: %v", err)
+	// The launcher's icon of another app does not open it.
+	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Notes"}}, nil)
+	if e := wantCode(t, "tap on the launcher", err, CodeScopeDenied); !strings.Contains(e.Message, "would open Notes") {
+		t.Errorf("tap on the launcher: %q; want it refused before it opens Notes", e.Message)
+	}
+	// Opened some other way (the person, a link), nothing of it is shown.
+	if _, err := f.drv.d.Act(ctx, "sim-android-1", sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.keep"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Observe(ctx, "sim-android-1", false, false)
+	if e := wantCode(t, "read of an app outside the task's list", err, CodeScopeDenied); strings.Contains(e.Message, "Groceries") {
+		t.Errorf("the read shows Notes: %q", e.Message)
 	}
 	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{X: 500, Y: 1000, HasPoint: true}}, nil)
 	wantCode(t, "tap in an app outside the task's list", err, CodeScopeDenied)

@@ -38,6 +38,9 @@ const (
 type Error struct {
 	Code    Code
 	Message string // what happened and what to do next
+	// withheld marks a read whose screen the agent may not see (a blocked
+	// app, an app outside the task): only a way out may run on it.
+	withheld bool
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }

@@ -102,13 +102,22 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		}
 		a := Action{Kind: "files_push", Path: req.Path, ApprovalID: req.ApprovalID}
 		target := &screen.Node{Role: "file", Label: req.Path}
-		if _, err := s.guard(ctx, l, view, target, a, args, progress); err != nil {
+		if _, err := s.guard(ctx, l, view, aim{start: touch{node: target}}, a, args, progress); err != nil {
 			return fail(err)
+		}
+		// The step is committed before the file reaches the phone (intent.go);
+		// fail and recordOK end it.
+		var in *intent
+		if ctx, in, err = s.intend(ctx, l, "phone_files", args, started); err != nil {
+			return nil, err
 		}
 		if res.Size, err = push(ctx, f, root, device, req.Path); err != nil {
 			return fail(err)
 		}
 		res.Step = s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("pushed %s (%d bytes)", req.Path, res.Size))
+		if err := in.end(ctx, nil); err != nil {
+			return nil, err
+		}
 	default:
 		return fail(Errorf(CodeInvalidArgument, "action %q: want list, pull or push", req.Action))
 	}
@@ -180,6 +189,9 @@ func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max
 		return 0, s.record(ctx, l, "phone_upload", args, started, err, "")
 	}
 	if err := checkUploadPath(p); err != nil {
+		return fail(err)
+	}
+	if err := s.mayUpload(l, p); err != nil {
 		return fail(err)
 	}
 	root, err := s.filesRoot(device, true)
@@ -387,10 +399,24 @@ func push(ctx context.Context, f sdk.Filer, root *os.Root, device, p string) (in
 	return n, nil
 }
 
-// listFiles lists a folder on both sides and says where each entry is.
+// listFiles lists a folder on both sides and says where each entry is. A
+// path that names a file lists that one file, as ls does.
 func (s *Session) listFiles(ctx context.Context, f sdk.Filer, device, p string) ([]File, error) {
 	onPhone, perr := f.ListFiles(ctx, device, p)
 	phoneMissing := errors.Is(perr, sdk.ErrFileNotFound)
+	// Drivers answer a file path differently: an error (reading a folder
+	// that is a file), or the file as the folder's only entry. The parent
+	// folder tells which.
+	if name := strings.Trim(p, "/"); name != "" && ((perr != nil && !phoneMissing) ||
+		(len(onPhone) == 1 && !onPhone[0].Dir && onPhone[0].Name == path.Base(name)) || s.fileOnComputer(device, p)) {
+		e, err := s.oneFile(ctx, f, device, name)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			return []File{*e}, nil
+		}
+	}
 	if perr != nil && !phoneMissing {
 		return nil, fromDriver(device, perr, false)
 	}
@@ -449,4 +475,61 @@ func (s *Session) listFiles(ctx context.Context, f sdk.Filer, device, p string) 
 		files[i] = *e
 	}
 	return files, nil
+}
+
+// fileOnComputer reports whether p is a regular file in the device's
+// folder on the computer.
+func (s *Session) fileOnComputer(device, p string) bool {
+	if s.m.cfg.Files == "" {
+		return false
+	}
+	root, err := s.filesRoot(device, false)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	return regularFile(root, p) == nil
+}
+
+// oneFile returns the entry of the file name (a clean path, not the
+// folder) on both sides, or nil when neither side has a file there or the
+// phone has a folder there.
+func (s *Session) oneFile(ctx context.Context, f sdk.Filer, device, name string) (*File, error) {
+	dir, base := path.Split(name)
+	var e *File
+	siblings, err := f.ListFiles(ctx, device, strings.TrimSuffix(dir, "/"))
+	switch {
+	case errors.Is(err, sdk.ErrFileNotFound):
+	case err != nil:
+		return nil, fromDriver(device, err, false)
+	}
+	for _, fi := range siblings {
+		switch {
+		case fi.Name != base:
+		case fi.Dir:
+			return nil, nil // a folder on the phone: it is listed as one
+		default:
+			e = &File{Name: base, Size: fi.Size, Modified: fi.Modified, Where: WherePhone}
+		}
+	}
+	if s.fileOnComputer(device, name) {
+		root, err := s.filesRoot(device, false)
+		if err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		info, err := root.Lstat(name)
+		if err != nil {
+			return nil, fmt.Errorf("files folder: %w", err)
+		}
+		switch {
+		case e == nil:
+			e = &File{Name: base, Size: info.Size(), Modified: info.ModTime(), Where: WhereComputer}
+		case e.Size != info.Size():
+			e.Where = WhereDiffers
+		default:
+			e.Where = WhereBoth
+		}
+	}
+	return e, nil
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/commit"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 
@@ -23,14 +25,32 @@ const (
 	Deny  Decision = "deny"
 )
 
-// Check is what the guard is asked about an action before it runs.
+// Check is what the guard is asked about an action before it runs. The
+// view is the screen as the phone showed it just before, and the points of
+// the action are resolved on it: what the guard judges is what the finger
+// touches.
 type Check struct {
 	Agent  string
 	Device string
 	App    string       // the app in front
 	Action Action       // with the app resolved to its id for launch and stop
 	View   *screen.View // the screen the action aims at
-	Target *screen.Node // nil when the action has no target element
+	Target *screen.Node // the element the action starts on, or types into; nil when none
+	// Under is the smallest element under the start point when it is not
+	// Target (a control inside the row aimed at, an element over it), nil
+	// otherwise: the finger may work it instead.
+	Under *screen.Node
+	// End is the element under the point where a swipe or scroll lifts
+	// the finger, nil when none.
+	End *screen.Node
+	// OnKeyboard says the action touches the on-screen keyboard (at its
+	// start; EndOnKeyboard at its end), on the key named Key ("" when the
+	// keyboard names none there).
+	OnKeyboard, EndOnKeyboard bool
+	Key, EndKey               string
+	// Focused is the focused field that typing and keyboard touches go
+	// into, nil when none.
+	Focused *screen.Node
 }
 
 // Verdict is the guard's answer.
@@ -41,6 +61,8 @@ type Verdict struct {
 	Rule     string // the policy rule that decided
 	Commit   string // the commit kind detected, "" for none
 	Evidence string // why it is that commit
+	// Summary is what the person would approve, read from the screen.
+	Summary commit.Summary
 }
 
 // Guard decides about actions and hides what agents must not see. The
@@ -53,14 +75,15 @@ type Guard interface {
 }
 
 // guard runs the guard for an action and, when it asks, the approval: it
-// returns nil when the action may run now, and whether the person was
-// asked (then the caller checks that the screen did not change meanwhile).
-func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, target *screen.Node, a Action, args map[string]any, progress Progress) (asked bool, err error) {
+// returns nil when the action may run now, and the card the person decided
+// when they were asked (then the caller checks that the screen still shows
+// what they saw).
+func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, t aim, a Action, args map[string]any, progress Progress) (*approval.Card, error) {
 	m := s.m
 	if m.cfg.Guard == nil {
-		return false, nil
+		return nil, nil
 	}
-	v := m.cfg.Guard.Check(Check{Agent: s.client.Name, Device: l.device, App: view.App.ID, Action: a, View: view, Target: target})
+	v := m.cfg.Guard.Check(s.check(l, view, a, t))
 	book := m.cfg.Approvals
 	b := binding(s, l, a, args)
 	// An approval id is checked whatever the verdict: it is valid only for
@@ -68,37 +91,42 @@ func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, target
 	var claimed *approval.Card
 	if a.ApprovalID != "" {
 		if book == nil {
-			return false, Errorf(CodeNotFound, "there is no approval %q", a.ApprovalID)
+			return nil, Errorf(CodeNotFound, "there is no approval %q", a.ApprovalID)
 		}
 		c, err := book.Claim(a.ApprovalID, b)
 		switch {
 		case errors.Is(err, approval.ErrNotFound):
-			return true, Errorf(CodeNotFound, "there is no approval %q; repeat the call without approval_id to ask again", a.ApprovalID)
+			return nil, Errorf(CodeNotFound, "there is no approval %q; repeat the call without approval_id to ask again", a.ApprovalID)
 		case errors.Is(err, approval.ErrForeign):
-			return true, Errorf(CodeInvalidArgument, "approval %q belongs to another call: it is valid only for the exact call that answered approval_pending, in the same session", a.ApprovalID)
+			return nil, Errorf(CodeInvalidArgument, "approval %q belongs to another call: it is valid only for the exact call that answered approval_pending, in the same session", a.ApprovalID)
 		case errors.Is(err, approval.ErrUsed):
-			return true, Errorf(CodeInvalidArgument, "approval %q was already used; an approval covers one action", a.ApprovalID)
+			return nil, Errorf(CodeInvalidArgument, "approval %q was already used; an approval covers one action", a.ApprovalID)
 		case err != nil:
-			return true, err
+			return nil, err
 		}
 		claimed = &c
 	}
 	switch v.Decision {
 	case Allow:
-		return claimed != nil, nil
+		return claimed, nil
 	case Deny:
 		code := v.Code
 		if code == "" {
 			code = CodeDenied
 		}
-		return false, &Error{Code: code, Message: v.Reason}
+		return nil, &Error{Code: code, Message: v.Reason}
 	}
 	if book == nil {
-		return false, Errorf(CodeDenied, "%s, and nobody can approve it here", v.Reason)
+		return nil, Errorf(CodeDenied, "%s, and nobody can approve it here", v.Reason)
 	}
-	key := targetKey(target)
-	if claimed == nil && book.AllowedForTask(l.taskID, v.Commit, key) {
-		return false, nil
+	key := targetKey(t.start.node)
+	sum := v.Summary
+	if claimed == nil && book.AllowedForTask(l.taskID, v.Commit, key, sum.Counterpart) {
+		return nil, nil
+	}
+	if h := m.cfg.Store.Health(); claimed == nil && h.Failing {
+		// The action could not be recorded: do not ask the person for it.
+		return nil, Errorf(CodeInternal, "history cannot be written: %s; nothing was done on the phone and the person was not asked. Tell the person: pinky status says what to fix. Reads such as phone_observe still work", h.Cause)
 	}
 	var card approval.Card
 	if claimed != nil {
@@ -106,39 +134,63 @@ func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, target
 	} else {
 		card = book.Open(approval.Card{
 			Agent: s.client.Name, TaskText: l.task, TaskID: l.taskID, Device: l.device, Tool: b.Tool, Args: b.Args,
-			Commit: v.Commit, Rule: v.Rule, Target: nodeLine(target), Evidence: v.Evidence, Screen: view.Text(), TargetKey: key,
+			Commit: v.Commit, Rule: v.Rule, Target: nodeLine(t.start.node), Evidence: v.Evidence, Screen: view.Text(), TargetKey: key,
+			Summary: sum.Sentence, Counterpart: sum.Counterpart, Content: commit.Content(view), ForTaskCovers: forTaskCovers(v.Commit, sum.Counterpart, t.start.node),
 		}, b)
 		m.log.Warn("an agent asks the person", "approval", card.ID, "device", l.device, "agent", s.client.Name, "commit", v.Commit, "rule", v.Rule)
 		m.mu.Lock()
 		s.waiting[card.ID] = waitingCall{device: l.device, action: a}
 		m.mu.Unlock()
-		s.cardShot(l, card.ID, target)
+		s.cardShot(l, card.ID, t.start.node)
 	}
 	if card.Status == approval.Pending {
 		c, err := s.waitApproval(ctx, card.ID, progress)
+		if end := m.leaseEnded(l); end != nil {
+			return nil, end // the person stopped the agent while it waited (person.go)
+		}
 		if err != nil {
-			return true, err
+			return nil, err
 		}
 		if c.Status == approval.Approved {
 			if _, err := book.Claim(c.ID, b); err != nil {
-				return true, err
+				return nil, err
 			}
 		}
 		card = c
 	}
 	switch card.Status {
 	case approval.Approved:
-		return true, nil
+		return &card, nil
 	case approval.Denied:
 		msg := "the person denied it"
 		if card.Reason != "" {
 			msg += ": " + card.Reason
 		}
-		return true, Errorf(CodeDenied, "%s; do not try it another way. Tell the user, or ask the person with phone_ask_person", msg)
+		return nil, Errorf(CodeDenied, "%s; do not try it another way. Tell the user, or ask the person with phone_ask_person", msg)
 	case approval.Expired:
-		return true, Errorf(CodeDenied, "the person did not answer within a minute, so it is denied; ask again only if it still makes sense")
+		return nil, Errorf(CodeDenied, "the person did not answer within a minute, so it is denied; ask again only if it still makes sense")
 	}
-	return true, Errorf(CodeApprovalPending, "the person has not decided yet; approval_id %s. Wait with phone_approval (id %s), or repeat this exact call with approval_id; do not do the action another way", card.ID, card.ID)
+	return nil, Errorf(CodeApprovalPending, "the person has not decided yet; approval_id %s. Wait with phone_approval (id %s), or repeat this exact call with approval_id; do not do the action another way", card.ID, card.ID)
+}
+
+// forTaskCovers says, on the card, what "allow for this task" covers.
+func forTaskCovers(commit, counterpart string, target *screen.Node) string {
+	what := strings.ReplaceAll(commit, "_", " ")
+	on := ""
+	if target != nil && target.Label != "" {
+		on = fmt.Sprintf(" with %s %q", target.Role, target.Label)
+	}
+	if counterpart == "" {
+		return fmt.Sprintf("later %s actions%s in this task, where the screen names no counterpart", what, on)
+	}
+	return fmt.Sprintf("later %s actions%s in this task to %q only", what, on, counterpart)
+}
+
+// check is what the guard is asked about a, aimed as t on view.
+func (s *Session) check(l *lease, view *screen.View, a Action, t aim) Check {
+	return Check{Agent: s.client.Name, Device: l.device, App: view.App.ID, Action: a, View: view,
+		Target: t.start.node, Under: t.start.under, End: t.end.node, OnKeyboard: t.start.onKeyboard, EndOnKeyboard: t.end.onKeyboard,
+		Key: t.start.key, EndKey: t.end.key, Focused: t.focused}
 }
 
 // waitApproval waits up to approvalWait for the person, with progress.
@@ -186,9 +238,15 @@ func nodeLine(n *screen.Node) string {
 	return fmt.Sprintf("[%d] %s %q", n.Ref, n.Role, n.Label)
 }
 
-// stillThere checks, after an approval, that the target is where it was:
-// the screen may have changed while the person decided.
-func stillThere(before, after *screen.View, target *screen.Node) bool {
+// stillThere checks, after an approval, that the screen still shows what
+// the person saw: the target where it was, and the same committing content
+// (the message and its recipient, the amount and the payee). Anything else
+// was not approved: the agent may have retyped the message or opened
+// another conversation since.
+func stillThere(card *approval.Card, before, after *screen.View, target *screen.Node) bool {
+	if !slices.Equal(commit.Content(after), card.Content) {
+		return false
+	}
 	if target == nil {
 		return after.App.ID == before.App.ID
 	}

@@ -197,7 +197,12 @@ func TestCardScreenshotFramesTheTarget(t *testing.T) {
 	wantCode(t, "unanswered", err, CodeApprovalPending)
 	var card approval.Card
 	waitUntil(t, func() bool { card = book.List(true)[0]; return card.Screenshot != "" })
-	data, err := os.ReadFile(filepath.Join(dir, card.Screenshot))
+	// The card names a media row of its task, as a step's screenshot does.
+	media, err := f.store.Media(context.Background(), card.Screenshot)
+	if err != nil || media.TaskID != card.TaskID || media.Kind != "approval" {
+		t.Fatalf("the card's screenshot %q is not a media row of its task: %+v, %v", card.Screenshot, media, err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, media.Path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +210,7 @@ func TestCardScreenshotFramesTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the card's screenshot does not decode: %v", err)
 	}
-	if fi, _ := os.Stat(filepath.Join(dir, card.Screenshot)); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(filepath.Join(dir, media.Path)); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %o; want 600", fi.Mode().Perm())
 	}
 	red := 0

@@ -119,6 +119,8 @@ type phone struct {
 	boxes   []sdk.Rect              // what to cover in screenshots, from the last read
 	boxSize sdk.Point               // the screen size the boxes are in
 	display int                     // the display its lease's task runs on; 0 is the phone's own screen
+	// Blocked apps' notifications and the codes seen here (hide.go); it has its own lock.
+	hide hideState
 	// Waking and automatic unlock (wake.go).
 	lastWake    time.Time // when the gateway last woke the phone
 	unlockTried bool      // an automatic unlock was tried on the current lock
@@ -142,6 +144,8 @@ type lease struct {
 	// to come back in a new session (resume.go).
 	parkKey     string
 	parkedUntil time.Time
+	// calls ends the driver calls made for the lease when it ends (calls.go).
+	calls leaseCalls
 }
 
 // NewManager returns a Manager; Run must run for leases to expire.
@@ -231,6 +235,7 @@ func (m *Manager) sweep(now time.Time) {
 }
 
 func (m *Manager) endTask(l *lease, outcome string) {
+	m.endCalls(l, outcome) // first: a call waiting on the driver returns now
 	m.log.Info("lease ended", "device", l.device, "task", l.taskID, "outcome", outcome)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

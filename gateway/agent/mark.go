@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,12 +14,14 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 
 // cardShot takes the screenshot of an approval card in the background:
 // secrets covered, the target outlined in red, saved as
-// <media>/<task>/approval-<id>.jpg, and its path set on the card.
+// <media>/<task>/approval-<id>.jpg with a media row "approval-<id>", whose
+// id is set on the card.
 func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 	m := s.m
 	if m.cfg.MediaDir == "" || m.cfg.Approvals == nil {
@@ -64,7 +67,16 @@ func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 			m.log.Error("approval screenshot: not saved", "approval", id, "err", err)
 			return
 		}
-		m.cfg.Approvals.SetScreenshot(id, rel)
+		// The picture is a media row of the task, as a step's are: the
+		// console, the history and the export find it by its id.
+		media := history.Media{ID: history.ApprovalMediaID(id), TaskID: l.taskID, Kind: history.KindApproval, Path: rel,
+			Width: img.Width, Height: img.Height, Bytes: int64(len(data)), CreatedAt: time.Now()}
+		if err := m.cfg.Store.AddMedia(ctx, media); err != nil && !errors.Is(err, history.ErrExists) {
+			os.Remove(full)
+			m.log.Error("approval screenshot: not recorded", "approval", id, "err", err)
+			return
+		}
+		m.cfg.Approvals.SetScreenshot(id, media.ID, rel)
 	}()
 }
 

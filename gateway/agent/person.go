@@ -2,9 +2,10 @@ package agent
 
 import "fmt"
 
-// Stop ends the lease on device at the person's word: the agent's next
-// call on it answers not_leased, and its task ends as "stopped". A
-// phone_ask_person wait on it ends too.
+// Stop ends the lease on device at the person's word: its task ends as
+// "stopped", and the agent's calls on it answer stopped, from the next one
+// and at once for one that waits: on the driver, however long it hangs
+// (calls.go), for an approval (its card is denied), or in phone_ask_person.
 func (m *Manager) Stop(device string) error {
 	m.mu.Lock()
 	l, ok := m.leases[device]
@@ -20,8 +21,25 @@ func (m *Manager) Stop(device string) error {
 	if !ok {
 		return fmt.Errorf("no agent holds %s", device)
 	}
+	m.endCalls(l, "stopped") // before the history is written: waiting calls return now
+	m.denyOpen(l)
 	m.endTask(l, "stopped")
 	return nil
+}
+
+// denyOpen denies the approvals that l's task still waits for: the agent
+// was stopped, so nothing it asked may run. Its waiting call wakes and
+// answers stopped.
+func (m *Manager) denyOpen(l *lease) {
+	book := m.cfg.Approvals
+	if book == nil {
+		return
+	}
+	for _, c := range book.List(true) {
+		if c.TaskID == l.taskID {
+			book.Decide(c.ID, false, false, "the person stopped the agent") //nolint:errcheck // decided meanwhile: nothing to end
+		}
+	}
 }
 
 // StopAll ends every lease, as Stop does, and reports how many it ended.
@@ -49,7 +67,8 @@ type stopInfo struct {
 }
 
 // TakeOver gives the phone to the person: the agent's actions on it answer
-// person_in_control until HandBack; reads still work.
+// person_in_control until HandBack, and one waiting on the driver ends at
+// once (calls.go); reads still work.
 func (m *Manager) TakeOver(device string) error {
 	m.mu.Lock()
 	if _, ok := m.withHand[device]; ok {
@@ -57,6 +76,7 @@ func (m *Manager) TakeOver(device string) error {
 		return fmt.Errorf("%s is already with the person", device)
 	}
 	m.withHand[device] = make(chan struct{})
+	m.takeOverCallsLocked(device)
 	m.mu.Unlock()
 	m.cfg.Watcher.ScreenHidden(device, "the person took the phone")
 	return nil

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 	"github.com/pinky-gateway/pinky/gateway/secrets"
@@ -53,7 +51,9 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 }
 
 // begin starts a tool call on a device: the session must hold it, and its
-// driver must be there (that failure is recorded as the call's step).
+// driver must be there (that failure is recorded as the call's step). The
+// driver it returns is bound to the lease: the person's stop ends a call
+// that waits on it at once, and a take-over an action (calls.go).
 func (s *Session) begin(ctx context.Context, started time.Time, device, tool string, args map[string]any) (*lease, sdk.Driver, error) {
 	l, err := s.hold(device)
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Session) begin(ctx context.Context, started time.Time, device, tool str
 	if err != nil {
 		return nil, nil, s.record(ctx, l, tool, args, started, err, "")
 	}
-	return l, drv, nil
+	return l, s.m.bind(l, drv), nil
 }
 
 // read reads a device's screen into its model.
@@ -80,7 +80,11 @@ func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device str
 	if err != nil {
 		return nil, fromDriver(device, err, false)
 	}
-	return s.see(p, device, at, sc)
+	v, err := s.see(p, device, at, sc)
+	if err != nil {
+		return nil, err
+	}
+	return v, s.m.outOfTask(device, v, false)
 }
 
 // see turns a driver's screen into what the agent may see. A blocked app's
@@ -90,13 +94,14 @@ func (s *Session) see(p *phone, device string, at time.Time, sc *sdk.Screen) (*s
 	m := s.m
 	m.seen(p, sc)
 	if g := m.cfg.Guard; g != nil && sc.App.ID != "" && g.Blocked(sc.App.ID) {
+		m.remember(p, sc) // a blind copy of its codes stays masked (hide.go)
 		m.cfg.Watcher.ScreenRead(device, at, m.private(device, sc, 0))
 		m.mu.Lock()
 		p.blocked = true
 		m.mu.Unlock()
-		return nil, Errorf(CodeBlockedApp, "the app in front of %s is blocked: you may not see or use it. Go home with phone_key, or ask the person with phone_ask_person", device)
+		return nil, withheld(CodeBlockedApp, "the app in front of %s is blocked: you may not see or use it. Go home with phone_key, or ask the person with phone_ask_person", device)
 	}
-	masked, boxes := secrets.MaskScreen(sc, secrets.Options{AuthenticatorApp: m.category(sc.App.ID) == "authenticators"})
+	masked, boxes := m.mask(p, device, sc, true) // blocked apps' notifications and copied codes too (hide.go)
 	m.cfg.Watcher.ScreenRead(device, at, m.private(device, sc, len(boxes)))
 	m.mu.Lock()
 	p.blocked, p.boxes, p.boxSize = false, boxes, sdk.Point{X: sc.Width, Y: sc.Height}
@@ -138,6 +143,12 @@ func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
 
 // Act runs one action through the pipeline: lease and scope, policy,
 // execute, settle, read and diff, record.
+//
+// The screen is read just before the action, and the action is judged and
+// aimed on that read: the agent may have looked a while ago, and what
+// counts is what the finger will touch now. Nothing is sent to the phone
+// while a blocked app or an app outside the task is in front, but the way
+// out (home, back, a launch).
 func (s *Session) Act(ctx context.Context, device string, a Action, progress Progress) (*Observation, error) {
 	started := time.Now()
 	args := actionArgs(device, a)
@@ -160,26 +171,25 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	p.act.Lock()
 	defer p.act.Unlock()
 
-	s.m.mu.Lock()
-	view := l.last
-	s.m.mu.Unlock()
-	if s.m.wake(ctx, drv, p, device) || view == nil {
-		// A phone just woken may show another screen (its lock screen).
-		if view, err = s.read(ctx, drv, p, device); err != nil {
-			if leavesBlocked(a, err) {
-				return s.leaveBlocked(ctx, l, drv, p, device, a, tool, args, started, progress)
-			}
+	view, err := s.read(ctx, drv, p, device)
+	if err != nil {
+		if !leaves(a, err) {
+			// A blocked app or an app outside the task is in front (or the
+			// read failed): the action is not sent to the phone at all.
+			redactTyped(args, a, nil, true)
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
+		if leaveKey(a) {
+			return s.leaveBlocked(ctx, l, drv, p, device, a, tool, args, started, progress)
+		}
+		view = &screen.View{} // a launch needs no view of the screen it covers
 	}
-	target := targetNode(view, a)
-	redactTyped(args, a, target)
-	if a.Kind != "key" { // keys (power, home…) work on a lock screen
+	redactTyped(args, a, targetNode(view, a), false)
+	if a.Kind != "key" && a.Kind != "launch" { // keys (power, home…) work on a lock screen
 		if view, err = s.unlocked(ctx, drv, p, device, view); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
-		target = targetNode(view, a)
-		redactTyped(args, a, target)
+		redactTyped(args, a, targetNode(view, a), false)
 	}
 	if err := inScope(l, view, a); err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
@@ -195,33 +205,27 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
 	}
-	asked, err := s.guard(ctx, l, view, target, a, args, progress)
+	t := aimAt(view, a, actions, targetNode(view, a))
+	if err := s.opensHidden(ctx, drv, p, l, view, t); err != nil {
+		return nil, s.record(ctx, l, tool, args, started, err, "")
+	}
+	card, err := s.guard(ctx, l, view, t, a, args, progress)
 	if err != nil {
 		return nil, s.record(ctx, l, tool, args, started, err, "")
 	}
-	if asked {
-		// The person took time to decide: act only if the target is still
-		// where the agent aimed.
+	if card != nil {
+		// The person decided on what the screen showed then: act only if it
+		// still shows that, with the target where the agent aimed.
 		now, err := s.read(ctx, drv, p, device)
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
 		}
-		if !stillThere(view, now, target) {
+		if !stillThere(card, view, now, t.start.node) {
 			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeStale,
-				"the screen changed while the person decided, so the action was not done; observe and decide again"), "")
+				"the screen changed since the person decided (what they approved is no longer what it shows), so the action was not done; observe and ask again"), "")
 		}
 	}
 	return s.perform(ctx, l, drv, p, device, a, actions, tool, args, started, progress)
-}
-
-// leavesBlocked reports whether a is the way out of a blocked app that the
-// read's error err tells the agent to take: home or back. Those keys never
-// commit anything, so they need no view of the screen, which the agent may
-// not have.
-func leavesBlocked(a Action, err error) bool {
-	e, ok := AsError(err)
-	k := strings.ToLower(a.Key)
-	return ok && e.Code == CodeBlockedApp && a.Kind == "key" && (k == "home" || k == "back")
 }
 
 // leaveBlocked presses home or back on a phone with a blocked app in front.
@@ -232,42 +236,56 @@ func (s *Session) leaveBlocked(ctx context.Context, l *lease, drv sdk.Driver, p 
 
 // perform runs an action's driver actions, waits for the screen to settle,
 // and records the step.
+//
+// The step is committed, as running, before anything reaches the phone: an
+// action the history cannot take is not done (intent.go). The record or
+// recordOK that ends each path ends that step.
 func (s *Session) perform(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, actions []sdk.Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
-	display := s.m.displayOf(p)
-	for i, sa := range actions {
-		sa.DisplayID = display
-		if _, err := drv.Act(ctx, device, sa); err != nil {
-			// The first action of a plan that fails for a reason the driver
-			// knows did not happen; anything later, or unknown, may have.
-			acting := i > 0 || !definite(err)
-			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, acting), "")
-		}
-	}
-	if a.Kind == "scroll" && a.Until != "" {
-		return s.scrollUntil(ctx, drv, p, l, a, progress, tool, args, started)
-	}
-	next, settled, err := s.settle(ctx, drv, p, device, progress)
+	ctx, in, err := s.intend(ctx, l, tool, args, started)
 	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, true), "")
+		return nil, err
 	}
-	obs := s.show(l, next, false)
-	obs.Settled = settled
-	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
-	return obs, nil
+	obs, err := func() (*Observation, error) {
+		display := s.m.displayOf(p)
+		for i, sa := range actions {
+			sa.DisplayID = display
+			if _, err := drv.Act(ctx, device, sa); err != nil {
+				// The first action of a plan that fails for a reason the driver
+				// knows did not happen; anything later, or unknown, may have.
+				acting := i > 0 || !definite(err)
+				return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, acting), "")
+			}
+		}
+		if a.Kind == "scroll" && a.Until != "" {
+			return s.scrollUntil(ctx, drv, p, l, a, progress, tool, args, started)
+		}
+		next, settled, err := s.settle(ctx, drv, p, device, progress)
+		if err != nil {
+			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, true), "")
+		}
+		obs := s.show(l, next, false)
+		obs.Settled = settled
+		obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+		return obs, nil
+	}()
+	if lost := in.end(ctx, err); lost != nil && err == nil {
+		return nil, lost // the action ran, but not into the history: no plain ok
+	}
+	return obs, err
 }
 
 // inScope keeps a task that named its apps to them: with another app in
-// front only keys (back, home) and launches (checked by appID) work, so
-// the agent can find its way back.
+// front only home, back and launches (checked by appID) work, so the agent
+// can find its way back.
 func inScope(l *lease, view *screen.View, a Action) error {
-	if len(l.apps) == 0 || a.Kind == "key" || a.Kind == "launch" || a.Kind == "stop" {
+	if len(l.apps) == 0 || leaveKey(a) || a.Kind == "launch" || a.Kind == "stop" {
 		return nil
 	}
 	app := view.App
 	if app.System || app.ID == "" || inList(l.apps, app.ID, app.Label) {
 		return nil // the home and lock screens belong to every task
 	}
-	return Errorf(CodeScopeDenied, "the task %q may only use %s, and %s is in front; go back with phone_key or launch one of them", l.task, strings.Join(l.apps, ", "), app.Label)
+	return Errorf(CodeScopeDenied, "the task %q may only use %s, and %s is in front; go back with phone_key (back or home) or launch one of them", l.task, strings.Join(l.apps, ", "), app.Label)
 }
 
 // appID resolves an app id or label to the id, and keeps a task to the
@@ -300,9 +318,13 @@ func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app strin
 }
 
 // redactTyped keeps a password or a code typed into its field out of the
-// history, even for a call that is refused.
-func redactTyped(args map[string]any, a Action, target *screen.Node) {
-	if a.Kind == "type" && target != nil && (target.Password || secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element)) {
+// history, even for a call that is refused. blind says the field cannot be
+// known (the screen was not shown): then nothing typed is kept.
+func redactTyped(args map[string]any, a Action, target *screen.Node, blind bool) {
+	if a.Kind != "type" {
+		return
+	}
+	if blind || (target != nil && (target.Password || secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element))) {
 		args["text"] = "[redacted]"
 	}
 }
@@ -456,6 +478,9 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 		idle, err := w.WaitIdle(ctx, device, cap)
 		if err == nil {
 			v, err := s.read(ctx, drv, p, device)
+			if e, ok := AsError(err); ok && e.withheld && e.Code == CodeScopeDenied {
+				err = s.m.outOfTask(device, v, true)
+			}
 			return v, idle, err
 		}
 		if !errors.Is(err, sdk.ErrUnsupported) {
@@ -470,12 +495,12 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 			return nil, false, err
 		}
 		if prev != nil && screen.SameScreen(prev, sc) {
-			v, err := s.see(p, device, at, sc)
+			v, err := s.settled(p, device, at, sc)
 			return v, true, err
 		}
 		prev = sc
 		if time.Since(start) >= cap {
-			v, err := s.see(p, device, at, sc)
+			v, err := s.settled(p, device, at, sc)
 			return v, false, err
 		}
 		if progress != nil {
@@ -487,6 +512,16 @@ func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device s
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// settled is see for the read that ends an action's settling: an app
+// outside the task that the action brought to the front is not shown.
+func (s *Session) settled(p *phone, device string, at time.Time, sc *sdk.Screen) (*screen.View, error) {
+	v, err := s.see(p, device, at, sc)
+	if err != nil {
+		return nil, err
+	}
+	return v, s.m.outOfTask(device, v, true)
 }
 
 // canWaitIdle reports whether the phone's driver serves WaitIdle.
@@ -520,15 +555,47 @@ func (s *Session) scrollUntil(ctx context.Context, drv sdk.Driver, p *phone, l *
 		if progress != nil {
 			progress(float64(i), most, fmt.Sprintf("scrolled %d times looking for %q", i, a.Until))
 		}
-		acts, err := s.plan(v, Action{Kind: "scroll", Direction: a.Direction, Target: a.Target})
+		next := Action{Kind: "scroll", Direction: a.Direction, Target: a.Target}
+		acts, err := s.plan(v, next)
 		if err != nil {
 			return nil, s.record(ctx, l, tool, args, started, err, "")
+		}
+		if why, stop := s.wouldStop(l, v, next, acts); stop {
+			// Each scroll passes the gate: one that would start or end on
+			// a control that commits is left to the agent to ask for.
+			s.m.mu.Lock()
+			l.last = first
+			s.m.mu.Unlock()
+			obs := s.show(l, v, false)
+			obs.Settled = true
+			obs.Text = fmt.Sprintf("Stopped after %d scrolls without finding %q: the next scroll %s. Scroll again with phone_scroll to ask for it.\n%s", i, a.Until, why, obs.Text)
+			obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+			return obs, nil
 		}
 		acts[0].DisplayID = s.m.displayOf(p)
 		if _, err := drv.Act(ctx, l.device, acts[0]); err != nil {
 			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
 		}
 	}
+}
+
+// wouldStop reports whether the guard would not simply allow a, planned as
+// acts on v, and why: a scroll of scrollUntil's that needs the person.
+func (s *Session) wouldStop(l *lease, v *screen.View, a Action, acts []sdk.Action) (string, bool) {
+	g := s.m.cfg.Guard
+	if g == nil {
+		return "", false
+	}
+	t := aimAt(v, a, acts, targetNode(v, a))
+	verdict := g.Check(s.check(l, v, a, t))
+	if verdict.Decision == Allow {
+		return "", false
+	}
+	why := verdict.Evidence
+	if why == "" {
+		why = verdict.Reason
+	}
+	return "would need the person (" + why + ")", true
 }
 
 // actionArgs is what the history keeps of an action's arguments.
@@ -580,7 +647,9 @@ func actionArgs(device string, a Action) map[string]any {
 	return args
 }
 
-// record writes a failed step and returns err for the caller to return.
+// record writes a failed step and returns err for the caller to return,
+// whether or not the history took the step: what the agent must learn is
+// err (an acting call's intent, ended here, handles the rest).
 func (s *Session) record(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, err error, diff string) error {
 	code, msg := "ok", ""
 	if err != nil {
@@ -593,9 +662,12 @@ func (s *Session) record(ctx context.Context, l *lease, tool string, args map[st
 	return err
 }
 
-// recordOK writes a successful step and returns its id.
+// recordOK writes a successful step and returns its id, or "" when the
+// history could not take it: no agent is given the id of a step that is
+// not there.
 func (s *Session) recordOK(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, diff string) string {
-	return s.addStep(ctx, l, tool, args, started, "ok", "", diff)
+	id, _ := s.addStep(ctx, l, tool, args, started, "ok", "", diff)
+	return id
 }
 
 // screenChanged reports whether the screen the agent last saw differs from
@@ -613,30 +685,35 @@ func (s *Session) screenChanged(l *lease) bool {
 
 // addStep commits a step before the tool returns (an acknowledged step
 // survives a crash of the daemon) and takes its screenshot in the
-// background: the agent never waits for it.
-func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) string {
+// background: the agent never waits for it. In an acting call it ends the
+// step the call began with (intent.go); otherwise it adds one. It returns
+// the step's id, or "" and why when the history could not take it.
+func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) (string, error) {
 	m := s.m
-	b, _ := json.Marshal(args)
-	// Nothing secret in the history: a code the agent passed on is masked.
-	argsText, msg := secrets.Scrub(string(b)), secrets.Scrub(msg)
-	m.mu.Lock()
-	l.seq++
-	seq := l.seq
-	m.mu.Unlock()
-	step := history.Step{
-		ID: newID("st"), TaskID: l.taskID, Seq: seq, Tool: tool, Args: argsText, Outcome: code, Message: msg,
-		Diff: diff, StartedAt: started, Duration: time.Since(started),
-	}
-	// The step is recorded even when the agent gave up on the call.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	wctx, cancel := stepContext(ctx)
 	defer cancel()
-	if err := m.cfg.Store.AddStep(wctx, step); err != nil {
+	var step history.Step
+	var err error
+	if in := intentOf(ctx); in != nil && !in.ended {
+		in.ended = true
+		step = in.step
+		step.Outcome, step.Message, step.Diff, step.Duration = code, secrets.Scrub(msg), diff, time.Since(started)
+		if err = m.cfg.Store.FinishStep(wctx, step); err != nil {
+			in.lostEnd = err
+		}
+	} else {
+		step = s.newStep(l, tool, args, started, code, msg, diff)
+		err = m.cfg.Store.AddStep(wctx, step)
+	}
+	if err != nil {
 		m.log.Error("recording a step", "task", l.taskID, "tool", tool, "err", err)
 	}
-	// The person's stream gets the tool and the outcome only: never the arguments or the message.
-	m.cfg.Events.Publish(events.Event{Kind: events.Step, Device: l.device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"tool": tool, "outcome": code, "step": fmt.Sprint(seq)}})
+	s.published(l, tool, code, step.Seq)
+	if err != nil {
+		return "", err
+	}
 	if m.cfg.Media != nil && code == "ok" && s.screenChanged(l) {
 		s.shoot(l, step.ID)
 	}
-	return step.ID
+	return step.ID, nil
 }

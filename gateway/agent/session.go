@@ -49,15 +49,23 @@ func (s *Session) SetClient(ctx context.Context, c Client) error {
 	first := !s.recorded
 	s.recorded = true
 	s.m.mu.Unlock()
-	if err := s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now}); err != nil {
-		return fmt.Errorf("recording the agent: %w", err)
-	}
-	if first {
-		if err := s.m.cfg.Store.StartSession(ctx, history.Session{ID: s.id, AgentID: s.agentID, Transport: s.transport, StartedAt: s.started}); err != nil {
-			return fmt.Errorf("recording the session: %w", err)
+	err := s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now})
+	if err != nil {
+		err = fmt.Errorf("recording the agent: %w", err)
+	} else if first {
+		if err = s.m.cfg.Store.StartSession(ctx, history.Session{ID: s.id, AgentID: s.agentID, Transport: s.transport, StartedAt: s.started}); err != nil {
+			err = fmt.Errorf("recording the session: %w", err)
 		}
 	}
-	return nil
+	if err != nil && first {
+		// Not in the history after all (a full disk, say): the next
+		// phone_connect tries again, rather than starting a task of a
+		// session the history does not have.
+		s.m.mu.Lock()
+		s.recorded = false
+		s.m.mu.Unlock()
+	}
+	return err
 }
 
 // Close ends the session and the leases it holds, except those Park kept.
@@ -127,7 +135,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	m.mu.Unlock()
 	if !recorded {
 		if err := s.SetClient(ctx, client); err != nil {
-			return nil, err
+			return nil, unrecorded(err, "the phone was not connected. Tell the person: pinky status says what to fix")
 		}
 	}
 	device, err := s.pickDevice(req.Device)
@@ -179,7 +187,8 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		m.mu.Lock()
 		delete(m.leases, device)
 		m.mu.Unlock()
-		return nil, fmt.Errorf("recording the task: %w", err)
+		m.log.Error("recording the task", "task", l.taskID, "err", err)
+		return nil, unrecorded(err, "the phone was not connected. Tell the person: pinky status says what to fix")
 	}
 	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
 	m.cfg.Watcher.TaskStarted(device, l.taskID, l.display)
@@ -321,7 +330,13 @@ func fromDriver(device string, err error, acting bool) error {
 		return Errorf(CodeNotFound, "%s; phone_files lists the folder", driverMessage(err))
 	case errors.Is(err, sdk.ErrUnsupported):
 		return Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
-	case errors.Is(err, sdk.ErrDriverGone), errors.Is(err, sdk.ErrDeviceOffline), errors.Is(err, sdk.ErrTimeout):
+	case errors.Is(err, sdk.ErrTimeout):
+		// The driver, or the driver host's deadline, gave up on the call.
+		if acting {
+			return Errorf(CodeUncertain, "the driver of %s did not answer in time while the action ran: it may or may not have happened; observe before repeating", device)
+		}
+		return Errorf(CodeTimeout, "the driver of %s did not answer in time (%s); try again in a few seconds. A driver that keeps missing its deadlines is restarted", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrDriverGone), errors.Is(err, sdk.ErrDeviceOffline):
 		if acting {
 			return Errorf(CodeUncertain, "%s went away while the action ran: it may or may not have happened; observe before repeating", device)
 		}

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
 // A Watcher hears what the manager learns about the tasks and the phones'
@@ -16,13 +15,16 @@ type Watcher interface {
 	// the background display it runs on, 0 for the phone's own screen.
 	TaskStarted(device, task string, display int)
 	TaskEnded(device, task string)
-	// ScreenRead tells of a read of device's screen that began at at;
-	// private says why the screen must not be recorded (a locked screen,
-	// a blocked app, a one-time code, the person holding the phone), and
-	// is empty when it may be.
+	// ScreenRead tells of a read of device's screen that began at at (call
+	// it for every read, as soon as the read returns); private says why
+	// the screen must not be recorded (a locked screen, a blocked app, a
+	// one-time code, the person holding the phone), and is empty when it
+	// may be. A private read also keeps out what the screen showed since
+	// the read before it and until a later read finds it public.
 	ScreenRead(device string, at time.Time, private string)
 	// ScreenHidden tells that what the screen shows from now on has not
-	// been read and must not be kept: an unlock with a PIN under way.
+	// been read and must not be kept (an unlock with a PIN under way, the
+	// person taking the phone), until a later read finds it public.
 	ScreenHidden(device, why string)
 }
 
@@ -37,7 +39,7 @@ func (noWatcher) ScreenHidden(string, string)          {}
 // recorded: the reason it may not, or "". The recorder's own reads use it,
 // so the rule is the same as for the agents' reads.
 func (m *Manager) Private(device string, sc *sdk.Screen) string {
-	_, boxes := secrets.MaskScreen(sc, secrets.Options{AuthenticatorApp: m.category(sc.App.ID) == "authenticators"})
+	_, boxes := m.mask(m.phone(device), device, sc, false)
 	return m.private(device, sc, len(boxes))
 }
 
@@ -54,7 +56,7 @@ func (m *Manager) private(device string, sc *sdk.Screen, secrets int) string {
 	case sc.App.ID != "" && m.cfg.Guard != nil && m.cfg.Guard.Blocked(sc.App.ID):
 		return "a blocked app is in front"
 	case secrets > 0:
-		return "the screen shows a one-time code or a password"
+		return "the screen shows a one-time code, a password or a blocked app's notification"
 	}
 	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -45,29 +46,42 @@ type Binding struct {
 
 // Card is what the person sees to decide.
 type Card struct {
-	ID         string    `json:"id"`
-	Agent      string    `json:"agent"`
-	TaskText   string    `json:"task"`
-	Device     string    `json:"device"`
-	Tool       string    `json:"tool"`
-	Args       string    `json:"args"`
-	Commit     string    `json:"commit"`     // the detected commit kind
-	Rule       string    `json:"rule"`       // the policy rule that asked
-	Target     string    `json:"target"`     // e.g. [12] button "Send"
-	Evidence   string    `json:"evidence"`   // why it is a commit
-	Screen     string    `json:"screen"`     // the screen text when it opened
-	Screenshot string    `json:"screenshot"` // media id, may be empty
-	Status     Status    `json:"status"`
-	OpenedAt   time.Time `json:"opened_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	DecidedAt  time.Time `json:"decided_at"`
-	Reason     string    `json:"reason"`   // the person's reason for a deny
-	ForTask    bool      `json:"for_task"` // the allow covers the task's later actions of this kind and target
-	TaskID     string    `json:"task_id"`
-	TargetKey  string    `json:"-"` // what "for this task" matches later actions on
-	binding    Binding
-	used       bool
-	decided    chan struct{}
+	ID       string `json:"id"`
+	Agent    string `json:"agent"`
+	TaskText string `json:"task"`
+	Device   string `json:"device"`
+	Tool     string `json:"tool"`
+	Args     string `json:"args"`
+	Commit   string `json:"commit"`   // the detected commit kind
+	Rule     string `json:"rule"`     // the policy rule that asked
+	Target   string `json:"target"`   // e.g. [12] button "Send"
+	Evidence string `json:"evidence"` // why it is a commit
+	// Summary is one sentence read from the screen: what the person
+	// approves (the message and its recipient, the amount and the payee).
+	Summary string `json:"summary"`
+	// Counterpart is who or what the commit goes to, "" when the screen
+	// names nobody; "allow for this task" covers only this counterpart.
+	Counterpart string `json:"counterpart"`
+	// ForTaskCovers says what "allow for this task" would cover.
+	ForTaskCovers string `json:"for_task_covers"`
+	// Content is the screen's committing content when the card opened: the
+	// action runs only while the screen still shows exactly this.
+	Content    []string `json:"-"`
+	Screen     string   `json:"screen"`     // the screen text when it opened
+	Screenshot string   `json:"screenshot"` // media id, may be empty
+	// ScreenshotPath is the screenshot's file in the media folder.
+	ScreenshotPath string    `json:"screenshot_path,omitempty"`
+	Status         Status    `json:"status"`
+	OpenedAt       time.Time `json:"opened_at"`
+	ExpiresAt      time.Time `json:"expires_at"`
+	DecidedAt      time.Time `json:"decided_at"`
+	Reason         string    `json:"reason"`   // the person's reason for a deny
+	ForTask        bool      `json:"for_task"` // the allow covers the task's later actions of this kind and target
+	TaskID         string    `json:"task_id"`
+	TargetKey      string    `json:"-"` // what "for this task" matches later actions on
+	binding        Binding
+	used           bool
+	decided        chan struct{}
 }
 
 // Errors of claiming and deciding.
@@ -85,7 +99,7 @@ type Book struct {
 
 	mu      sync.Mutex
 	items   map[string]*Card
-	forTask map[string]bool // task id + "\x00" + commit + "\x00" + target key
+	forTask map[string]bool // forTaskKey of the allowed
 	// OnChange, when set, is called (without the lock) after an approval
 	// opens or is decided; the daemon turns it into an event for the person.
 	OnChange func(Card)
@@ -159,7 +173,7 @@ func (bk *Book) Decide(id string, allow, forTask bool, reason string) (Card, err
 	if allow {
 		c.Status, c.ForTask = Approved, forTask
 		if forTask {
-			bk.forTask[c.TaskID+"\x00"+c.Commit+"\x00"+c.TargetKey] = true
+			bk.forTask[forTaskKey(c.TaskID, c.Commit, c.TargetKey, c.Counterpart)] = true
 		}
 	}
 	out := *c
@@ -239,21 +253,27 @@ func (bk *Book) Get(id, session string) (Card, Binding, error) {
 	return *c, c.binding, nil
 }
 
-// SetScreenshot records the card's screenshot (a path in the media folder).
-func (bk *Book) SetScreenshot(id, path string) {
+// SetScreenshot records the card's screenshot: its media id and its path
+// in the media folder.
+func (bk *Book) SetScreenshot(id, media, path string) {
 	bk.mu.Lock()
 	defer bk.mu.Unlock()
 	if c, ok := bk.items[id]; ok {
-		c.Screenshot = path
+		c.Screenshot, c.ScreenshotPath = media, path
 	}
 }
 
 // AllowedForTask reports whether the person allowed actions of this commit
-// kind on this target for the whole task.
-func (bk *Book) AllowedForTask(task, commit, targetKey string) bool {
+// kind on this target, to this counterpart, for the whole task: a send to
+// Ana allowed for the task does not allow a send to Ben.
+func (bk *Book) AllowedForTask(task, commit, targetKey, counterpart string) bool {
 	bk.mu.Lock()
 	defer bk.mu.Unlock()
-	return bk.forTask[task+"\x00"+commit+"\x00"+targetKey]
+	return bk.forTask[forTaskKey(task, commit, targetKey, counterpart)]
+}
+
+func forTaskKey(task, commit, targetKey, counterpart string) string {
+	return strings.Join([]string{task, commit, targetKey, counterpart}, "\x00")
 }
 
 // OpenFor reports an undecided approval on device, if any.

@@ -123,17 +123,23 @@ func TestWait(t *testing.T) {
 
 func TestForTask(t *testing.T) {
 	bk := NewBook(time.Minute)
-	c := bk.Open(Card{Device: "d1", TaskID: "t1", Commit: "send_message", TargetKey: "button:send"}, bind)
-	if bk.AllowedForTask("t1", "send_message", "button:send") {
+	c := bk.Open(Card{Device: "d1", TaskID: "t1", Commit: "send_message", TargetKey: "button:send", Counterpart: "Ana Silva"}, bind)
+	if bk.AllowedForTask("t1", "send_message", "button:send", "Ana Silva") {
 		t.Error("allowed before any decision")
 	}
 	bk.Decide(c.ID, true, true, "")
-	if !bk.AllowedForTask("t1", "send_message", "button:send") {
+	if !bk.AllowedForTask("t1", "send_message", "button:send", "Ana Silva") {
 		t.Error("not allowed after an allow for the task")
 	}
-	for _, k := range [][3]string{{"t2", "send_message", "button:send"}, {"t1", "payment", "button:send"}, {"t1", "send_message", "button:pay"}} {
-		if bk.AllowedForTask(k[0], k[1], k[2]) {
-			t.Errorf("%v allowed; the allow covers only its task, kind and target", k)
+	for _, k := range [][4]string{
+		{"t2", "send_message", "button:send", "Ana Silva"},
+		{"t1", "payment", "button:send", "Ana Silva"},
+		{"t1", "send_message", "button:pay", "Ana Silva"},
+		{"t1", "send_message", "button:send", "Ben Okafor"}, // a send to Ana does not allow a send to Ben
+		{"t1", "send_message", "button:send", ""},
+	} {
+		if bk.AllowedForTask(k[0], k[1], k[2], k[3]) {
+			t.Errorf("%v allowed; the allow covers only its task, kind, target and counterpart", k)
 		}
 	}
 }
