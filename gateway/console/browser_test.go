@@ -91,6 +91,7 @@ type fakeDaemon struct {
 	approvals []map[string]any
 	task      map[string]any
 	held      bool
+	history   map[string]any // status's history; nil is a writable one
 }
 
 type fakeCall struct {
@@ -146,6 +147,12 @@ func (f *fakeDaemon) Call(ctx context.Context, method string, params json.RawMes
 			return nil, errors.New("no such task")
 		}
 		return f.task, nil
+	case "status":
+		h := f.history
+		if h == nil {
+			h = map[string]any{"path": "/home/p/.local/share/pinky/history.db", "writable": true}
+		}
+		return map[string]any{"pid": 1, "history": h}, nil
 	case "settings.get", "settings.set":
 		return map[string]any{"recording": true, "retention_days": 30, "read_only": false}, nil
 	case "events.since":
@@ -625,5 +632,33 @@ func TestBrowserSettingsAndUnlock(t *testing.T) {
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('unlock-pin').value === '' && document.getElementById('unlock-status').textContent === 'Unlocked.'`)); err != nil {
 		t.Errorf("the PIN field was not cleared: %v", err)
+	}
+}
+
+// TestBrowserHistoryHealth: while the history cannot be written the page
+// says so, why and what to do, and stops saying it once writes work.
+func TestBrowserHistoryHealth(t *testing.T) {
+	f, screen := newFakeDaemon(), newFakeScreen(red)
+	f.history = map[string]any{
+		"path": "/home/p/.local/share/pinky/history.db", "writable": false, "failures": 30,
+		"since": time.Now().Add(-time.Minute), "cause": "the disk is full (no space left on device)",
+		"fix": "free space on the disk that holds /home/p/.local/share/pinky",
+	}
+	ctx, _ := startBrowserConsole(t, f, screen, Config{})
+	text, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const b = document.getElementById('history-health'); return !b.hidden && b.textContent; })()`))
+	if err != nil {
+		t.Fatalf("the page never showed that the history cannot be written: %v", err)
+	}
+	for _, want := range []string{"cannot be written", "the disk is full", "30 failed writes", "refused", "free space on the disk"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the banner %q does not say %q", text, want)
+		}
+	}
+	f.mu.Lock()
+	f.history = nil
+	f.mu.Unlock()
+	f.publish(map[string]any{"kind": "step", "device": "d1", "task": "t1"})
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('history-health').hidden`)); err != nil {
+		t.Errorf("the banner stayed after the history could be written again: %v", err)
 	}
 }

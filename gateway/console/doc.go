@@ -24,7 +24,8 @@
 // The page is plain HTML, CSS and hand-written JavaScript embedded in the
 // binary: no build step and nothing fetched from elsewhere. Its element ids
 // are listed at the top of web/app.js. Live updates come from long polling
-// events.since.
+// events.since. While the history cannot be written (status says so), a
+// banner says why and what to fix: agents' actions are refused meanwhile.
 //
 // # Security model
 //
@@ -52,6 +53,12 @@
 //   - Every answer carries a strict Content-Security-Policy (only the
 //     console's own scripts, styles, images and sockets), X-Frame-Options
 //     DENY and Referrer-Policy no-referrer (the login URL holds a token).
+//   - The API's JSON is the exact data; the page shows what agents and
+//     phones wrote as text only (text nodes and textContent, never markup),
+//     and through its function show: control characters and escape
+//     sequences become visible escapes (\x1b, \r) and bidirectional
+//     controls ‹U+202E›, as internal/safetext does for the CLI and the
+//     export, so nothing reorders what the person reads on a card.
 //
 // # The mirror protocol
 //

@@ -6,7 +6,8 @@
 //   header:    #nav-phones #nav-history #nav-settings (links to #phones,
 //              #history, #history/TASK, #settings), #approval-count (pending
 //              approvals), #conn (class "live" while live updates work),
-//              #stop-all (leases.stop {all:true}), #notice (errors, logout)
+//              #stop-all (leases.stop {all:true}), #notice (errors, logout),
+//              #history-health (shown while the history cannot be written)
 //   phones:    #page-phones, #phones, one article.phone#phone-DEVICE each
 //              (class "held" while the person holds it, "offline" when off):
 //              canvas.mirror#mirror-DEVICE (the live screen; data-frames counts
@@ -43,7 +44,31 @@ function log(...args) {
   console.log('pinky:', line);
 }
 
+// show makes text that came from an agent or a phone safe to read, as
+// internal/safetext's Text does for the CLI and the export (one table
+// tests both): control characters become visible escapes (\x1b, \r,
+// \u009b; newlines and tabs stay, the page lays them out), and
+// bidirectional controls and the line and paragraph separators become
+// ‹U+202E›, so that nothing reorders what the person reads ("$100"
+// shown as "$001"). Text reaches the DOM as text only (textContent, text
+// nodes), never as markup; every text the page shows goes through show.
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+function show(s) {
+  return String(s).replace(UNSAFE, (c) => {
+    const n = c.charCodeAt(0);
+    if (c === '\r') return '\\r';
+    if (n < 0x20 || n === 0x7f) return '\\x' + n.toString(16).padStart(2, '0');
+    if (n < 0xa0) return '\\u' + n.toString(16).padStart(4, '0');
+    return '\u2039U+' + n.toString(16).toUpperCase().padStart(4, '0') + '\u203a';
+  });
+}
+
+// Attributes whose value the person reads.
+const SHOWN_ATTRS = new Set(['title', 'alt', 'placeholder', 'aria-label']);
+
 // h builds an element: h('button', {id: 'x', class: 'y', onclick: f}, 'text', child…).
+// Text children and the attributes the person reads go through show; ids,
+// values and links stay exact, for the calls they make.
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -52,11 +77,11 @@ function h(tag, attrs, ...children) {
     else if (k === 'class') el.className = v;
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (v === true) el.setAttribute(k, '');
-    else el.setAttribute(k, v);
+    else el.setAttribute(k, SHOWN_ATTRS.has(k) ? show(v) : v);
   }
   for (const c of children.flat()) {
     if (c === undefined || c === null || c === false) continue;
-    el.append(c instanceof Node ? c : String(c));
+    el.append(c instanceof Node ? c : show(c));
   }
   return el;
 }
@@ -69,7 +94,7 @@ let loggedOut = false;
 
 function showNotice(msg) {
   const n = $('notice');
-  n.textContent = msg;
+  n.textContent = show(msg);
   n.hidden = !msg;
 }
 
@@ -198,14 +223,14 @@ function updatePhone(d, card) {
   const id = d.id;
   const lease = state.leases.get(id);
   const held = state.held.has(id);
-  card.querySelector('.phone-name').textContent = d.name || d.model || id;
+  card.querySelector('.phone-name').textContent = show(d.name || d.model || id);
   card.classList.toggle('held', held);
   card.classList.toggle('offline', !d.online);
-  $('state-' + id).textContent = (d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '') +
-    (d.detail && d.state !== 'online' ? ` — ${d.detail}` : '');
-  $('lock-' + id).textContent = d.lock_state || 'unknown';
-  $('agent-' + id).textContent = lease ? lease.agent + (lease.parked_until ? ' (away)' : '') : '—';
-  $('task-' + id).textContent = lease ? lease.task || lease.task_id : '—';
+  $('state-' + id).textContent = show((d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '') +
+    (d.detail && d.state !== 'online' ? ` — ${d.detail}` : ''));
+  $('lock-' + id).textContent = show(d.lock_state || 'unknown');
+  $('agent-' + id).textContent = show(lease ? lease.agent + (lease.parked_until ? ' (away)' : '') : '—');
+  $('task-' + id).textContent = show(lease ? lease.task || lease.task_id : '—');
   $('takeover-' + id).disabled = held || !d.online;
   $('handback-' + id).disabled = !held;
   $('stop-' + id).disabled = !lease;
@@ -313,7 +338,7 @@ class Mirror {
   status(msg) {
     const el = $('mirror-status-' + this.key);
     if (!el) return;
-    el.textContent = msg;
+    el.textContent = show(msg);
     el.hidden = !msg;
   }
 
@@ -637,15 +662,17 @@ function addApproval(c) {
     h('div', { class: 'approval-body' },
       h('h3', {}, h('span', { class: 'agent' }, c.agent || 'An agent'), ' wants to ', h('span', { class: 'tool' }, c.tool),
         c.device ? ` on ${c.device}` : ''),
+      c.summary ? h('p', { class: 'summary', id: 'summary-' + id }, h('strong', {}, c.summary)) : null,
       c.target ? h('p', { class: 'target' }, 'Target: ', h('code', {}, c.target)) : null,
       c.task ? h('p', { class: 'task' }, 'Task: ', c.task) : null,
       c.commit ? h('p', { class: 'commit' }, 'Looks like: ', h('strong', {}, c.commit), c.evidence ? ` (${c.evidence})` : '') : null,
       c.args ? h('pre', { class: 'args' }, c.args) : null,
       h('p', {}, 'Answer within ', h('span', { id: 'countdown-' + id, class: 'countdown', dataset: { expires: c.expires_at || '' } }, '…')),
+      c.for_task_covers ? h('p', { class: 'for-task', id: 'fortask-' + id }, 'Allow for this task also allows ', c.for_task_covers, '.') : null,
       h('input', { id: 'reason-' + id, type: 'text', placeholder: 'Reason, if you deny (the agent sees it)' }),
       h('div', { class: 'buttons' },
         h('button', { type: 'button', id: 'allow-' + id, class: 'allow', onclick: () => decide(true, false) }, 'Allow'),
-        h('button', { type: 'button', id: 'allowtask-' + id, onclick: () => decide(true, true) }, 'Allow for this task'),
+        h('button', { type: 'button', id: 'allowtask-' + id, title: c.for_task_covers ? 'Also allows ' + c.for_task_covers : '', onclick: () => decide(true, true) }, 'Allow for this task'),
         h('button', { type: 'button', id: 'deny-' + id, class: 'danger', onclick: () => decide(false, false) }, 'Deny'))),
   );
   $('approval-list').prepend(card);
@@ -762,9 +789,9 @@ function renderTask(t) {
       h('div', { id: 'task-approvals' }),
     );
   }
-  $('task-title').textContent = t.text || t.id;
-  $('task-meta').textContent = `${t.agent} on ${t.device_name || t.device} · started ${fmtTime(t.started_at)}` +
-    (t.ended_at ? ` · ended ${fmtTime(t.ended_at)}` : ' · running') + (t.outcome ? ` · ${t.outcome}` : '');
+  $('task-title').textContent = show(t.text || t.id);
+  $('task-meta').textContent = show(`${t.agent} on ${t.device_name || t.device} · started ${fmtTime(t.started_at)}` +
+    (t.ended_at ? ` · ended ${fmtTime(t.ended_at)}` : ' · running') + (t.outcome ? ` · ${t.outcome}` : ''));
   const recBox = $('recording-box');
   if (t.recording && !$('recording')) {
     recBox.replaceChildren(h('video', { id: 'recording', controls: true, preload: 'metadata', src: `/recordings/${enc}.mp4` }));
@@ -798,7 +825,10 @@ function renderTask(t) {
   const apps = t.approvals || [];
   $('task-approvals').replaceChildren(
     ...(apps.length ? [h('h3', {}, 'Approvals')] : []),
-    ...apps.map((a) => h('p', { class: 'task-approval' }, `${a.tool} ${a.target || ''}: ${a.status}` + (a.reason ? ` (${a.reason})` : ''))),
+    ...apps.map((a) => h('p', { class: 'task-approval' },
+      a.summary ? h('strong', {}, a.summary + ' — ') : null,
+      `${a.tool} ${a.target || ''}: ${a.status}` + (a.reason ? ` (${a.reason})` : ''),
+      a.screenshot ? h('a', { class: 'approval-shot', href: '/media/' + encodeURIComponent(a.screenshot), target: '_blank', rel: 'noopener' }, ' The screen when asked') : null)),
   );
 }
 
@@ -839,7 +869,7 @@ async function saveSettings(e) {
     status.textContent = 'Saved.';
     status.classList.remove('error');
   } catch (err) {
-    status.textContent = err.message;
+    status.textContent = show(err.message);
     status.classList.add('error');
   }
 }
@@ -862,7 +892,7 @@ async function unlock(e) {
     status.textContent = 'Unlocked.';
     status.classList.remove('error');
   } catch (err) {
-    status.textContent = err.message;
+    status.textContent = show(err.message);
     status.classList.add('error');
   }
   params.pin = '';
@@ -886,8 +916,30 @@ function schedule(what) {
   }, 150));
 }
 
+// ---- the history's health ----
+
+// loadHealth shows #history-health while the history cannot be written:
+// agents' actions are refused meanwhile, and the person must fix it.
+async function loadHealth() {
+  const st = await call('status');
+  const hist = (st && st.history) || {};
+  const box = $('history-health');
+  if (hist.writable !== false) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(h('strong', {}, 'The history cannot be written'),
+    h('span', {}, ` since ${fmtTime(hist.since)} (${hist.failures} failed writes): ${hist.cause}. ` +
+      "Agents' actions are refused until it can; nothing reaches the phones, reads go on. " +
+      `To fix: ${hist.fix}.`));
+  box.hidden = false;
+}
+
 async function reload(what) {
   switch (what) {
+    case 'health':
+      return loadHealth();
     case 'phones':
       return loadPhones();
     case 'approvals':
@@ -924,6 +976,7 @@ function handleEvent(ev) {
       schedule('phones');
       break;
     case 'step':
+      schedule('health');
       schedule('phones');
       if (state.taskID && ev.task === state.taskID) schedule('task');
       schedule('tasks');
@@ -944,7 +997,7 @@ function setLive(ok) {
 }
 
 async function reloadAll() {
-  const parts = ['phones', 'approvals', 'tasks', 'task', 'settings'];
+  const parts = ['health', 'phones', 'approvals', 'tasks', 'task', 'settings'];
   const res = await Promise.allSettled(parts.map((p) => reload(p)));
   res.forEach((r, i) => r.status === 'rejected' && log('load', parts[i], r.reason));
 }
@@ -1017,6 +1070,7 @@ function init() {
   $('unlock-form').addEventListener('submit', unlock);
   window.addEventListener('hashchange', route);
   setInterval(tickCountdowns, 1000);
+  setInterval(() => reload('health').catch((e) => log('health', e)), 5000);
   route();
   eventsLoop();
 }
