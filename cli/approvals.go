@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
 func newApprovalsCmd() *cobra.Command {
@@ -73,10 +75,14 @@ func decide(cmd *cobra.Command, p api.DecideParams) error {
 	if err := call(cmd.Context(), api.MethodDecide, p, &c); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s %s on %s\n", c.Status, c.ID, c.Tool, c.Target, c.Device)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s %s on %s\n", c.Status, show(c.ID), show(c.Tool), show(c.Target), show(c.Device))
 	return nil
 }
 
+// printCards writes the cards as the person reads them. Everything on a
+// card came from an agent or a phone: each value goes through show, each
+// line of the screen too, so nothing in it can move the cursor, clear the
+// terminal, start a line of its own or reorder what is read.
 func printCards(w io.Writer, cards []approval.Card) {
 	if len(cards) == 0 {
 		fmt.Fprintln(w, "no approvals waiting")
@@ -90,25 +96,36 @@ func printCards(w io.Writer, cards []approval.Card) {
 		if c.Status == approval.Pending {
 			left = fmt.Sprintf(" · %s left", time.Until(c.ExpiresAt).Round(time.Second))
 		}
-		fmt.Fprintf(w, "%s  %s%s\n", c.ID, strings.ToUpper(string(c.Status)), left)
-		fmt.Fprintf(w, "  agent   %s, task %q\n", c.Agent, c.TaskText)
-		fmt.Fprintf(w, "  phone   %s\n", c.Device)
-		fmt.Fprintf(w, "  action  %s %s on %s\n", c.Tool, c.Args, dash(c.Target))
-		fmt.Fprintf(w, "  why     %s (rule: %s)", dash(c.Commit), dash(c.Rule))
+		id := show(c.ID)
+		fmt.Fprintf(w, "%s  %s%s\n", id, show(strings.ToUpper(string(c.Status))), left)
+		if c.Summary != "" {
+			fmt.Fprintf(w, "  approve %s\n", show(c.Summary)) // what the screen says is committed
+		}
+		fmt.Fprintf(w, "  agent   %s, task \"%s\"\n", show(c.Agent), show(c.TaskText))
+		fmt.Fprintf(w, "  phone   %s\n", show(c.Device))
+		fmt.Fprintf(w, "  action  %s %s on %s\n", show(c.Tool), show(c.Args), show(dash(c.Target)))
+		fmt.Fprintf(w, "  why     %s (rule: %s)", show(dash(c.Commit)), show(dash(c.Rule)))
 		if c.Evidence != "" {
-			fmt.Fprintf(w, " — %s", c.Evidence)
+			fmt.Fprintf(w, " — %s", show(c.Evidence))
 		}
 		fmt.Fprintln(w)
 		if c.Screenshot != "" {
-			fmt.Fprintf(w, "  picture %s (in the media folder, the target framed in red)\n", c.Screenshot)
+			where := filepath.FromSlash(c.ScreenshotPath)
+			if dirs, err := home.Resolve(); err == nil {
+				where = filepath.Join(dirs.Media(), where)
+			}
+			fmt.Fprintf(w, "  picture %s (the target framed in red)\n", show(where))
 		}
 		if c.Status == approval.Pending {
-			fmt.Fprintf(w, "  decide  pinky approve %s   |   pinky deny %s --reason \"…\"\n", c.ID, c.ID)
+			fmt.Fprintf(w, "  decide  pinky approve %s   |   pinky deny %s --reason \"…\"\n", id, id)
+			if c.ForTaskCovers != "" {
+				fmt.Fprintf(w, "          pinky approve %s --for-task also allows %s\n", id, show(c.ForTaskCovers))
+			}
 		}
 		if c.Screen != "" {
 			fmt.Fprintln(w, "  screen:")
 			for _, l := range strings.Split(strings.TrimRight(c.Screen, "\n"), "\n") {
-				fmt.Fprintf(w, "    │ %s\n", l)
+				fmt.Fprintf(w, "    │ %s\n", show(l))
 			}
 		}
 	}

@@ -16,7 +16,9 @@ import (
 // path with a retry by id; a reused, altered or foreign id is refused.
 func TestApprovalsThroughMCP(t *testing.T) {
 	e := newEnv(t)
-	e.Daemon("--sim", "--approval-wait", "1s")
+	// The wait leaves the person (this test, through the CLI) time to
+	// decide on a loaded machine; the approval_pending case below waits it out.
+	e.Daemon("--sim", "--approval-wait", "3s")
 	e.Unlock("sim-android-1")
 	h := e.StdioHost()
 	h.Initialize()

@@ -43,11 +43,11 @@ func TestBackgroundTask(t *testing.T) {
 	// The person watches the background display in the console, beside the
 	// phone's own screen.
 	if _, err := exec.LookPath("chromium"); err == nil || os.Getenv("CI") == "true" {
-		ctx := chromium(t)
+		ctx := e2e.Chromium(t)
 		link, _, _ := e.Run("open", "--no-browser")
-		do(t, ctx, chromedp.Navigate(strings.TrimSpace(link)))
+		e2e.Do(t, ctx, chromedp.Navigate(strings.TrimSpace(link)))
 		canvas := fmt.Sprintf("mirror-sim-android-1~d%d", st.Leases[0].Display)
-		waitJS(t, ctx, "the background display's mirror shows frames",
+		e2e.WaitJS(t, ctx, "the background display's mirror shows frames",
 			fmt.Sprintf(`+(document.getElementById(%q) || {dataset: {}}).dataset.frames > 0`, canvas))
 	}
 	// The phone's own screen: still locked, never woken into Notes.

@@ -72,7 +72,12 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 			_, err := drv.Screen(ctx, device, 0)
 			return err
 		}},
+		// An action reads the screen just before it (it is judged and aimed
+		// on the screen as it is then), acts, waits for idle, and reads.
 		{"key", "phone_key", map[string]any{"device": device, "key": "back"}, func(ctx context.Context) error {
+			if _, err := drv.Screen(ctx, device, 0); err != nil {
+				return err
+			}
 			if _, err := drv.Act(ctx, device, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack}); err != nil {
 				return err
 			}

@@ -68,9 +68,9 @@ func BenchmarkConsoleMirror(b *testing.B) {
 	var link api.ConsoleLink
 	must(api.MethodConsoleLink, nil, &link)
 
-	page := chromium(b)
-	do(b, page, chromedp.Navigate(link.URL))
-	waitJS(b, page, "the mirror shows frames", `+(document.getElementById('mirror-sim-android-1') || {dataset: {}}).dataset.frames > 0`)
+	page := e2e.Chromium(b)
+	e2e.Do(b, page, chromedp.Navigate(link.URL))
+	e2e.WaitJS(b, page, "the mirror shows frames", `+(document.getElementById('mirror-sim-android-1') || {dataset: {}}).dataset.frames > 0`)
 
 	inputs := []api.InputParams{
 		{Device: dev, Kind: "tap", X: 150, Y: 262}, // Settings
@@ -81,15 +81,15 @@ func BenchmarkConsoleMirror(b *testing.B) {
 	b.ResetTimer()
 	for i := range n {
 		time.Sleep(300 * time.Millisecond) // the screen settles; the mirror catches up
-		js[bool](b, page, `(() => { const before = `+mirrorPixels+`; window.__changedAt = 0;
+		e2e.JS[bool](b, page, `(() => { const before = `+mirrorPixels+`; window.__changedAt = 0;
 			clearInterval(window.__watch);
 			window.__watch = setInterval(() => { if (`+mirrorPixels+` !== before) { window.__changedAt = Date.now(); clearInterval(window.__watch); } }, 2);
 			return true; })()`)
 		sent := time.Now()
 		must(api.MethodInput, inputs[i%2], nil)
 		acts = append(acts, float64(time.Since(sent).Microseconds())/1000)
-		waitJS(b, page, "the mirror changes", `window.__changedAt > 0`)
-		at := js[float64](b, page, `window.__changedAt`)
+		e2e.WaitJS(b, page, "the mirror changes", `window.__changedAt > 0`)
+		at := e2e.JS[float64](b, page, `window.__changedAt`)
 		lat = append(lat, at-float64(sent.UnixMilli()))
 	}
 	b.StopTimer()

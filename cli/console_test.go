@@ -19,61 +19,6 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
-// chromium starts a headless Chromium for one test and returns a context
-// for its first tab.
-func chromium(t testing.TB) context.Context {
-	t.Helper()
-	path := testdep.Need(t, "chromium")
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("autoplay-policy", "no-user-gesture-required"),
-		// The export is a folder on disk whose page plays its video.
-		chromedp.Flag("allow-file-access-from-files", true),
-		chromedp.WindowSize(1200, 1000),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); acancel() })
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
-}
-
-// js evaluates expr in the page.
-func js[T any](t testing.TB, ctx context.Context, expr string) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		t.Fatalf("%s: %v", expr, err)
-	}
-	return v
-}
-
-// do runs chromedp actions, failing the test on an error.
-func do(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitJS waits until expr is true in the page.
-func waitJS(t testing.TB, ctx context.Context, what, expr string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")")); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 2000) : ""`))
-			t.Fatalf("timed out waiting until %s (%s); the page says:\n%s", what, expr, body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // mirrorPixels is an expression giving a fingerprint of the mirror's
 // picture: a grid of its pixels.
 const mirrorPixels = `(() => {
@@ -90,8 +35,8 @@ const mirrorPixels = `(() => {
 // 1080x2400 pixels).
 func clickPhone(t *testing.T, ctx context.Context, x, y float64) {
 	t.Helper()
-	r := js[[]float64](t, ctx, `(() => { const b = document.getElementById('mirror-sim-android-1').getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; })()`)
-	do(t, ctx, chromedp.MouseClickXY(r[0]+r[2]*x/1080, r[1]+r[3]*y/2400))
+	r := e2e.JS[[]float64](t, ctx, `(() => { const b = document.getElementById('mirror-sim-android-1').getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; })()`)
+	e2e.Do(t, ctx, chromedp.MouseClickXY(r[0]+r[2]*x/1080, r[1]+r[3]*y/2400))
 }
 
 // TestConsoleInChromium drives the web console of a real daemon in real
@@ -103,7 +48,7 @@ func TestConsoleInChromium(t *testing.T) {
 	e := newEnv(t)
 	e.Daemon("--sim", "--console", "127.0.0.1:0")
 	e.Unlock("sim-android-1")
-	ctx := chromium(t)
+	ctx := e2e.Chromium(t)
 
 	link, errs, code := e.Run("open", "--no-browser")
 	link = strings.TrimSpace(link)
@@ -140,13 +85,13 @@ func TestConsoleInChromium(t *testing.T) {
 			t.Errorf("GET %s without the cookie: %d, want 401", path, res.StatusCode)
 		}
 	}
-	do(t, ctx, chromedp.Navigate(base+"/"))
-	waitJS(t, ctx, "the page without a session says how to log in", `document.body.innerText.includes('pinky open')`)
+	e2e.Do(t, ctx, chromedp.Navigate(base+"/"))
+	e2e.WaitJS(t, ctx, "the page without a session says how to log in", `document.body.innerText.includes('pinky open')`)
 
 	// The one-time link logs in; the mirror shows the phone.
-	do(t, ctx, chromedp.Navigate(link))
-	waitJS(t, ctx, "the mirror shows frames", `document.getElementById('mirror-sim-android-1') && +document.getElementById('mirror-sim-android-1').dataset.frames > 0`)
-	before := js[string](t, ctx, mirrorPixels)
+	e2e.Do(t, ctx, chromedp.Navigate(link))
+	e2e.WaitJS(t, ctx, "the mirror shows frames", `document.getElementById('mirror-sim-android-1') && +document.getElementById('mirror-sim-android-1').dataset.frames > 0`)
+	before := e2e.JS[string](t, ctx, mirrorPixels)
 
 	// An agent changes the phone: the mirror's picture changes.
 	h := e.StdioHost()
@@ -154,12 +99,12 @@ func TestConsoleInChromium(t *testing.T) {
 	dev := e2e.OnDevice("sim-android-1")
 	h.OK("phone_connect", dev("task", "console: look at notes"), "Pixel Launcher")
 	h.OK("phone_tap", dev("text", "Settings"), "")
-	waitJS(t, ctx, "the mirror shows the phone's new screen", mirrorPixels+` !== `+jsString(before))
+	e2e.WaitJS(t, ctx, "the mirror shows the phone's new screen", mirrorPixels+` !== `+jsString(before))
 	h.OK("phone_key", dev("key", "home"), "")
 
 	// Take over: a click on the mirror taps the virtual phone.
-	do(t, ctx, chromedp.Click(chromedp.ID("takeover-sim-android-1")))
-	waitJS(t, ctx, "the phone is held", `document.getElementById('phone-sim-android-1').classList.contains('held')`)
+	e2e.Do(t, ctx, chromedp.Click(chromedp.ID("takeover-sim-android-1")))
+	e2e.WaitJS(t, ctx, "the phone is held", `document.getElementById('phone-sim-android-1').classList.contains('held')`)
 	e.Eventually("the daemon knows the person has the phone", func() bool {
 		out, _, _ := e.Run("status")
 		return strings.Contains(out, "waiting for you")
@@ -170,8 +115,8 @@ func TestConsoleInChromium(t *testing.T) {
 		e.JSON(&sc, "driver", "screen", "sim-android-1")
 		return sc.App.ID == "com.google.android.keep"
 	})
-	do(t, ctx, chromedp.Click(chromedp.ID("handback-sim-android-1")))
-	waitJS(t, ctx, "the phone is back with the agent", `!document.getElementById('phone-sim-android-1').classList.contains('held')`)
+	e2e.Do(t, ctx, chromedp.Click(chromedp.ID("handback-sim-android-1")))
+	e2e.WaitJS(t, ctx, "the phone is back with the agent", `!document.getElementById('phone-sim-android-1').classList.contains('held')`)
 
 	// An approval: the card appears while the agent's call blocks, and Allow releases it.
 	h.OK("phone_key", dev("key", "home"), "")
@@ -180,14 +125,14 @@ func TestConsoleInChromium(t *testing.T) {
 		text, isErr := h.Tool("phone_open_url", dev("url", "https://example.com/"))
 		done <- fmt.Sprintf("%v %s", isErr, text)
 	}()
-	waitJS(t, ctx, "an approval card", `document.querySelector('article.approval')`)
-	cardID := js[string](t, ctx, `document.querySelector('article.approval').id.replace('approval-', '')`)
+	e2e.WaitJS(t, ctx, "an approval card", `document.querySelector('article.approval')`)
+	cardID := e2e.JS[string](t, ctx, `document.querySelector('article.approval').id.replace('approval-', '')`)
 	select {
 	case r := <-done:
 		t.Fatalf("the agent's call returned before the person answered: %s", r)
 	default:
 	}
-	do(t, ctx, chromedp.Click(chromedp.ID("allow-"+cardID)))
+	e2e.Do(t, ctx, chromedp.Click(chromedp.ID("allow-"+cardID)))
 	select {
 	case r := <-done:
 		if !strings.HasPrefix(r, "false") {
@@ -212,8 +157,8 @@ func TestConsoleInChromium(t *testing.T) {
 		}
 		return fmt.Sprintf("recording %v, %d ms; steps %v", detail.Recording, detail.RecordingMS, marks)
 	})
-	do(t, ctx, chromedp.Navigate(base+"/#history/"+task.ID))
-	waitJS(t, ctx, "the recording loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
+	e2e.Do(t, ctx, chromedp.Navigate(base+"/#history/"+task.ID))
+	e2e.WaitJS(t, ctx, "the recording loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
 	seek(t, ctx, "#task-detail .step-mark")
 
 	// The export opens from disk and shows the steps and the video.
@@ -221,9 +166,9 @@ func TestConsoleInChromium(t *testing.T) {
 	if _, errs, code := e.Run("export", task.ID, dir); code != 0 {
 		t.Fatalf("pinky export: %s", errs)
 	}
-	do(t, ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html")))
-	waitJS(t, ctx, "the report shows the steps", `document.body.innerText.includes('phone_open_url') && document.body.innerText.includes('console: look at notes')`)
-	waitJS(t, ctx, "the report's video loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
+	e2e.Do(t, ctx, chromedp.Navigate("file://"+filepath.Join(dir, "index.html")))
+	e2e.WaitJS(t, ctx, "the report shows the steps", `document.body.innerText.includes('phone_open_url') && document.body.innerText.includes('console: look at notes')`)
+	e2e.WaitJS(t, ctx, "the report's video loads", `(v => v && v.readyState >= 1 && v.duration > 0)(document.getElementById('recording'))`)
 	seek(t, ctx, ".step-mark")
 }
 
@@ -231,11 +176,11 @@ func TestConsoleInChromium(t *testing.T) {
 // its time.
 func seek(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	at := js[float64](t, ctx, `(() => { const m = [...document.querySelectorAll('`+sel+`')]; const l = m[m.length - 1]; l.click(); return +l.dataset.at; })()`)
+	at := e2e.JS[float64](t, ctx, `(() => { const m = [...document.querySelectorAll('`+sel+`')]; const l = m[m.length - 1]; l.click(); return +l.dataset.at; })()`)
 	if at <= 0 {
 		t.Fatalf("the last step mark is at %v s; the task lasted seconds", at)
 	}
-	waitJS(t, ctx, fmt.Sprintf("the video is at the mark's %.3f s", at),
+	e2e.WaitJS(t, ctx, fmt.Sprintf("the video is at the mark's %.3f s", at),
 		fmt.Sprintf(`Math.abs(document.getElementById('recording').currentTime - %f) < 0.25`, at))
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os/signal"
 	"syscall"
@@ -34,7 +35,8 @@ http://HOST:PORT/mcp, for agents on other hosts. Every request must carry
 "Authorization: Bearer TOKEN" with the token that ` + "`pinky token`" + ` prints. The
 address must be a loopback one (127.0.0.1, ::1, localhost) unless
 --allow-remote: the token is then the only protection, in clear text over
-plain HTTP, so put a TLS-terminating proxy in front.
+plain HTTP, so put a TLS-terminating proxy in front. A request from a web page
+(with an Origin header) is refused unless it names the daemon's own address.
 
 The web console listens on 127.0.0.1:4777 (--console changes it; "off"
 serves none); ` + "`pinky open`" + ` logs you in.
@@ -138,6 +140,7 @@ func newStatusCmd() *cobra.Command {
 			if st.Console != "" {
 				fmt.Fprintf(w, "console: http://%s (log in with pinky open)\n", st.Console)
 			}
+			printHistory(w, st.History)
 			fmt.Fprintln(w)
 			printDrivers(w, st.Drivers)
 			fmt.Fprintln(w)
@@ -149,4 +152,20 @@ func newStatusCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
 	return cmd
+}
+
+// printHistory says whether the history can be written: while it cannot,
+// agents' actions are refused, and the person must know what to fix.
+func printHistory(w io.Writer, h api.History) {
+	switch {
+	case !h.Writable:
+		fmt.Fprintf(w, "history: %s\n  CANNOT BE WRITTEN since %s (%d failed writes): %s.\n"+
+			"  Agents' actions are refused until it can (nothing reaches the phones); reads go on.\n  To fix: %s.\n",
+			h.Path, h.Since.Local().Format(time.DateTime), h.Failures, h.Cause, h.Fix)
+	case !h.Recovered.IsZero():
+		fmt.Fprintf(w, "history: %s (writable again since %s, after %d failed writes from %s: %s)\n",
+			h.Path, h.Recovered.Local().Format(time.DateTime), h.Failures, h.Since.Local().Format(time.DateTime), h.Cause)
+	default:
+		fmt.Fprintf(w, "history: %s\n", h.Path)
+	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 func newDriversCmd() *cobra.Command {
@@ -96,7 +98,7 @@ the devices come back when the new process has listed them. Leases survive.`,
 			if err := call(cmd.Context(), api.MethodDriverRestart, api.DriverName{Name: args[0]}, &d); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "restarted %s: pid %d, %s, %d devices\n", d.Name, d.Pid, d.State, d.Devices)
+			fmt.Fprintf(cmd.OutOrStdout(), "restarted %s: pid %d, %s, %d devices\n", show(d.Name), d.Pid, show(d.State), d.Devices)
 			return nil
 		},
 	}
@@ -140,7 +142,7 @@ never restarts it: when it exits, its devices go offline.`,
 			if err := call(cmd.Context(), api.MethodDriverAttach, p, &d); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "attached %s %s (pid %d): %d devices\n", d.Name, d.Version, d.Pid, d.Devices)
+			fmt.Fprintf(cmd.OutOrStdout(), "attached %s %s (pid %d): %d devices\n", show(d.Name), show(d.Version), d.Pid, d.Devices)
 			return nil
 		},
 	}
@@ -248,10 +250,18 @@ func newDevicesCmd() *cobra.Command {
 	return cmd
 }
 
+// writeJSON writes v as indented JSON: exact data, with what JSON would
+// leave raw and a terminal would act on (bidirectional controls, C1
+// controls) written as \u escapes, which decode to the same text.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(safetext.JSON(b.Bytes()))
+	return err
 }
 
 func dash(s string) string {
@@ -273,14 +283,14 @@ func printDrivers(w io.Writer, ds []api.Driver) {
 		if d.Pid > 0 {
 			pid = fmt.Sprint(d.Pid)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", d.Name, dash(d.Version), dash(d.Path), pid, d.State, d.Restarts, d.Devices)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", show(d.Name), show(dash(d.Version)), show(dash(d.Path)), pid, show(d.State), d.Restarts, d.Devices)
 	}
 	tw.Flush()
 	for _, d := range ds {
 		if d.LastError != "" && (d.State == "failed" || d.State == "restarting" || d.State == "exited") {
-			fmt.Fprintf(w, "\n%s: %s\n", d.Name, d.LastError)
+			fmt.Fprintf(w, "\n%s: %s\n", show(d.Name), show(d.LastError))
 			for _, l := range d.Stderr {
-				fmt.Fprintf(w, "  | %s\n", l)
+				fmt.Fprintf(w, "  | %s\n", show(l))
 			}
 		}
 	}
@@ -298,20 +308,21 @@ func printDevices(w io.Writer, ds []api.Device) {
 		if !d.Online && state == "online" {
 			state = "offline" // the driver is down
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Driver, state, d.Platform, dash(d.Model), dash(d.OSVersion), d.Connection, dash(d.LockState))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", show(d.ID), show(d.Driver), show(state), show(d.Platform), show(dash(d.Model)),
+			show(dash(d.OSVersion)), show(d.Connection), show(dash(d.LockState)))
 	}
 	tw.Flush()
 	for _, d := range ds {
 		if d.Detail != "" && d.State != "online" {
-			fmt.Fprintf(w, "%s: %s\n", d.ID, d.Detail)
+			fmt.Fprintf(w, "%s: %s\n", show(d.ID), show(d.Detail))
 		}
 	}
 }
 
 func printScreen(w io.Writer, s *sdk.Screen) {
 	fmt.Fprintf(w, "app %s (%s)  %dx%d @%ddpi %s  lock=%s screen_on=%v keyboard=%v  %d elements\n",
-		dash(s.App.ID), dash(s.App.Label), s.Width, s.Height, s.DensityDPI, dash(string(s.Orientation)),
-		dash(string(s.LockState)), s.ScreenOn, s.KeyboardShown, len(s.Elements))
+		show(dash(s.App.ID)), show(dash(s.App.Label)), s.Width, s.Height, s.DensityDPI, show(dash(string(s.Orientation))),
+		show(dash(string(s.LockState))), s.ScreenOn, s.KeyboardShown, len(s.Elements))
 	depth := map[int]int{}
 	for _, e := range s.Elements {
 		d := 0
@@ -348,6 +359,6 @@ func printScreen(w io.Writer, s *sdk.Screen) {
 			}
 		}
 		b := e.Bounds
-		fmt.Fprintf(w, "%s[%d] %s [%d,%d][%d,%d] %s\n", strings.Repeat("  ", d), e.ID, e.Class, b.Left, b.Top, b.Right, b.Bottom, strings.Join(parts, " "))
+		fmt.Fprintf(w, "%s[%d] %s [%d,%d][%d,%d] %s\n", strings.Repeat("  ", d), e.ID, show(e.Class), b.Left, b.Top, b.Right, b.Bottom, show(strings.Join(parts, " ")))
 	}
 }

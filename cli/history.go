@@ -121,7 +121,8 @@ func printTasks(w io.Writer, ts []api.Task) {
 		if outcome == "" {
 			outcome = "running"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Agent, t.Device, when(t.StartedAt), when(t.EndedAt), t.Steps, outcome, clip(t.Text, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", show(t.ID), show(t.Agent), show(t.Device), when(t.StartedAt), when(t.EndedAt), t.Steps,
+			show(outcome), show(clip(t.Text, 60)))
 	}
 	tw.Flush()
 }
@@ -131,10 +132,10 @@ func printTask(w io.Writer, t api.TaskDetail) {
 	if outcome == "" {
 		outcome = "running"
 	}
-	fmt.Fprintf(w, "task %s: %q\nagent %s %s on %s · %s → %s · %s · %d steps\n", t.ID, t.Text, t.Agent, t.AgentVersion,
-		t.Device, when(t.StartedAt), when(t.EndedAt), outcome, t.Steps)
+	fmt.Fprintf(w, "task %s: \"%s\"\nagent %s %s on %s · %s → %s · %s · %d steps\n", show(t.ID), show(t.Text), show(t.Agent), show(t.AgentVersion),
+		show(t.Device), when(t.StartedAt), when(t.EndedAt), show(outcome), t.Steps)
 	if len(t.Apps) > 0 {
-		fmt.Fprintf(w, "apps: %s\n", strings.Join(t.Apps, ", "))
+		fmt.Fprintf(w, "apps: %s\n", show(strings.Join(t.Apps, ", ")))
 	}
 	// Each approval is printed before the first step that started after it
 	// opened: the step that asked began first, so the approval follows it.
@@ -144,13 +145,13 @@ func printTask(w io.Writer, t api.TaskDetail) {
 			printApproval(w, aps[0])
 			aps = aps[1:]
 		}
-		fmt.Fprintf(w, "\n#%d %s %s  %s  %dms\n", s.Seq, s.StartedAt.Local().Format("15:04:05"), s.Tool, string(s.Args), s.DurationMS)
+		fmt.Fprintf(w, "\n#%d %s %s  %s  %dms\n", s.Seq, s.StartedAt.Local().Format("15:04:05"), show(s.Tool), show(string(s.Args)), s.DurationMS)
 		if s.Outcome != "ok" {
-			fmt.Fprintf(w, "   %s: %s\n", s.Outcome, s.Message)
+			fmt.Fprintf(w, "   %s: %s\n", show(s.Outcome), show(s.Message))
 		}
 		for _, l := range strings.Split(strings.TrimRight(s.Diff, "\n"), "\n") {
 			if l != "" {
-				fmt.Fprintf(w, "   │ %s\n", l)
+				fmt.Fprintf(w, "   │ %s\n", show(l))
 			}
 		}
 	}
@@ -166,27 +167,30 @@ func printApproval(w io.Writer, a api.Approval) {
 	if what == "" {
 		what = a.Tool
 	}
-	fmt.Fprintf(w, "\napproval %s %s", a.ID, what)
+	fmt.Fprintf(w, "\napproval %s %s", show(a.ID), show(what))
 	if a.Rule != "" {
-		fmt.Fprintf(w, " (rule %s)", a.Rule)
+		fmt.Fprintf(w, " (rule %s)", show(a.Rule))
 	}
 	if a.Status == "pending" || a.DecidedAt.IsZero() {
-		fmt.Fprintf(w, " → %s since %s\n", a.Status, a.CreatedAt.Local().Format("15:04:05"))
+		fmt.Fprintf(w, " → %s since %s\n", show(a.Status), a.CreatedAt.Local().Format("15:04:05"))
 	} else {
 		by := a.DecidedBy
 		if by == "" {
 			by = "?"
 		}
-		fmt.Fprintf(w, " → %s by %s at %s\n", a.Status, by, a.DecidedAt.Local().Format("15:04:05"))
+		fmt.Fprintf(w, " → %s by %s at %s\n", show(a.Status), show(by), a.DecidedAt.Local().Format("15:04:05"))
+	}
+	if a.Summary != "" {
+		fmt.Fprintf(w, "   asked: %s\n", show(a.Summary))
 	}
 	if a.Target != "" {
-		fmt.Fprintf(w, "   on %s\n", a.Target)
+		fmt.Fprintf(w, "   on %s\n", show(a.Target))
 	}
 	if a.ForTask {
 		fmt.Fprintln(w, "   allowed for the rest of the task")
 	}
 	if a.Reason != "" {
-		fmt.Fprintf(w, "   reason: %s\n", a.Reason)
+		fmt.Fprintf(w, "   reason: %s\n", show(a.Reason))
 	}
 }
 
@@ -198,14 +202,14 @@ func printLeases(w io.Writer, ls []agent.LeaseStatus) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DEVICE\tAGENT\tSINCE\tSTEPS\tTASK")
 	for _, l := range ls {
-		task := clip(l.Task, 60)
+		task := show(clip(l.Task, 60))
 		if l.WithPerson {
-			task += "  (with you; waiting for you: pinky handback " + l.Device + ")"
+			task += "  (with you; waiting for you: pinky handback " + show(l.Device) + ")"
 		}
 		if l.Display != 0 {
 			task += fmt.Sprintf("  (on background display %d)", l.Display)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", l.Device, l.Agent, when(l.Since), l.Steps, task)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", show(l.Device), show(l.Agent), when(l.Since), l.Steps, task)
 	}
 	tw.Flush()
 }

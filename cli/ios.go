@@ -25,9 +25,9 @@ func newIOSCmd() *cobra.Command {
 		Short: "Add, remove and list the iPhones Pinky drives",
 		Long: `The iPhones Pinky drives are listed in $PINKY_HOME/ios.yaml. Each runs
 WebDriverAgent (WDA), which Pinky reaches over Wi-Fi; for video, a broadcast
-on the phone sends its screen as H.264 (drivers/ios/VIDEO.md), paired with a
-secret that ` + "`pinky ios add`" + ` makes. A running daemon picks up changes within
-a few seconds; no daemon needs to run.`,
+on the phone sends its screen as H.264 (drivers/ios/VIDEO.md), encrypted and
+authenticated with a pairing secret that ` + "`pinky ios add`" + ` makes. A running
+daemon picks up changes within a few seconds; no daemon needs to run.`,
 	}
 	cmd.AddCommand(newIOSAddCmd(), newIOSRemoveCmd(), newIOSListCmd())
 	return cmd
@@ -62,7 +62,11 @@ func newIOSAddCmd() *cobra.Command {
 With --video-listen the driver listens there for the phone's broadcast to
 connect; with --video-dial it connects to the phone. Either way a pairing
 secret is made and printed once: enter it in the broadcast app on the phone.
-It is kept in $PINKY_HOME/ios.yaml, readable only by you.
+Both ends prove with it that they are paired, and it keys the encryption of
+the screen on the Wi-Fi (video protocol version 2); a broadcast app of
+version 1, which sent the screen unencrypted, is refused. The secret is kept
+in $PINKY_HOME/ios.yaml, readable only by you (a copy others can read is
+refused); to pair again, remove the phone and add it.
 
 --app names an installed app so agents can launch it by label
 (--app com.example.shop=Shop); iOS's own apps are always listed.`,
@@ -114,12 +118,13 @@ It is kept in $PINKY_HOME/ios.yaml, readable only by you.
 					where = "listen on " + dial
 				}
 				fmt.Fprintf(out, "in the broadcast app on the phone: device id %s, this secret, and %s\n", id, where)
+				fmt.Fprintln(out, "the broadcast is encrypted with this secret (video protocol version 2); an app that speaks only version 1 is refused: update it")
 				fmt.Fprintln(out, "the secret is not shown again (it is in ios.yaml, readable only by you)")
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
 			defer cancel()
 			if st := probeWDA(ctx, p.WDA); st != "online" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "pinky: %s\n", st)
+				fmt.Fprintf(cmd.ErrOrStderr(), "pinky: %s\n", show(st))
 			}
 			return nil
 		},
@@ -215,7 +220,7 @@ func printIOS(w io.Writer, rows []iosRow) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tWDA\tVIDEO\tSTATUS")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Name, r.WDA, r.Video, r.Status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", show(r.ID), show(r.Name), show(r.WDA), show(r.Video), show(r.Status))
 	}
 	tw.Flush()
 }

@@ -45,6 +45,12 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 		t.Fatalf("pinky ios add printed %q; want the id, the pairing secret, and what the phone's broadcast app needs", out)
 	}
 	id, secret := m[1], m[2]
+	if !strings.Contains(out, "encrypted with this secret") {
+		t.Errorf("pinky ios add printed %q; want it to say the broadcast is encrypted with the secret", out)
+	}
+	if st, err := os.Stat(filepath.Join(e.Home, "ios.yaml")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("ios.yaml, which holds the pairing secret: %v, %v; want mode 0600", st, err)
+	}
 	if !strings.Contains(errs, "WDA not answering") {
 		t.Errorf("pinky ios add before WDA runs: stderr %q; want it to say WDA is not answering", errs)
 	}
@@ -150,25 +156,25 @@ func TestIOSConsoleWithoutBroadcast(t *testing.T) {
 	e := newEnv(t)
 	id, restart, _ := e.iPhone(t, false)
 	e.Daemon("--console", "127.0.0.1:0")
-	ctx := chromium(t)
+	ctx := e2e.Chromium(t)
 	link, errs, code := e.Run("open", "--no-browser")
 	if code != 0 {
 		t.Fatalf("pinky open --no-browser: exit %d: %s", code, errs)
 	}
-	do(t, ctx, chromedp.Navigate(strings.TrimSpace(link)))
+	e2e.Do(t, ctx, chromedp.Navigate(strings.TrimSpace(link)))
 	canvas := `document.getElementById('mirror-` + id + `')`
-	waitJS(t, ctx, "the mirror shows a picture without video", canvas+` && +`+canvas+`.dataset.stills > 0 && !(+`+canvas+`.dataset.frames > 0)`)
-	if status := js[string](t, ctx, `document.getElementById('mirror-status-`+id+`').textContent`); !strings.Contains(status, "No video") {
+	e2e.WaitJS(t, ctx, "the mirror shows a picture without video", canvas+` && +`+canvas+`.dataset.stills > 0 && !(+`+canvas+`.dataset.frames > 0)`)
+	if status := e2e.JS[string](t, ctx, `document.getElementById('mirror-status-`+id+`').textContent`); !strings.Contains(status, "No video") {
 		t.Errorf("the mirror's status without a broadcast: %q; want it to say there is no video", status)
 	}
-	if w := js[int](t, ctx, canvas+`.width`); w < 100 {
+	if w := e2e.JS[int](t, ctx, canvas+`.width`); w < 100 {
 		t.Errorf("the picture is %d px wide; want the phone's screen", w)
 	}
 	restart(true) // the person starts the broadcast
-	waitJS(t, ctx, "live video replaces the pictures", `+`+canvas+`.dataset.frames > 0`)
-	stills := js[string](t, ctx, canvas+`.dataset.stills`)
+	e2e.WaitJS(t, ctx, "live video replaces the pictures", `+`+canvas+`.dataset.frames > 0`)
+	stills := e2e.JS[string](t, ctx, canvas+`.dataset.stills`)
 	time.Sleep(3 * time.Second)
-	if again := js[string](t, ctx, canvas+`.dataset.stills`); again != stills {
+	if again := e2e.JS[string](t, ctx, canvas+`.dataset.stills`); again != stills {
 		t.Errorf("pictures still fetched with video running: %s, then %s", stills, again)
 	}
 }

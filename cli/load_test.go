@@ -345,7 +345,11 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 		ids := make([]string, len(recorded))
 		for j, s := range recorded {
 			ids[j] = s.ID
-			if s.Seq != j+1 || s.Outcome != "ok" {
+			// The step in flight at the kill, whose answer was lost, was
+			// committed as running before its action, and the next start
+			// settled it as uncertain (nobody knows how it ended).
+			cut := j == len(recorded)-1 && !slices.Contains(steps[i], s.ID) && s.Outcome == "uncertain"
+			if s.Seq != j+1 || (s.Outcome != "ok" && !cut) {
 				t.Errorf("%s step %d: got seq %d, outcome %q; want seq %d, ok", device, j+1, s.Seq, s.Outcome, j+1)
 			}
 		}

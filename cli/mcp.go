@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,7 +68,15 @@ func bridge(ctx context.Context, in io.Reader, out, errw io.Writer) error {
 			b.reply(idIn(head), -32600, fmt.Sprintf("message larger than %d bytes", mcpserver.MaxMessageBytes))
 			continue
 		}
-		line = bytes.TrimSpace(line)
+		// A byte-order mark is dropped, so that the request is served; a
+		// message nested too deep is answered here (mcpserver.MaxNesting).
+		line, refused := mcpserver.PrepareMessage(line)
+		if refused != nil {
+			if msg, err := json.Marshal(refused); err == nil {
+				b.write(msg)
+			}
+			continue
+		}
 		if len(line) == 0 {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // exitError carries an exit code without printing anything more.
@@ -34,7 +35,8 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "pinky:", err)
+	// A daemon's error may quote a phone or an agent.
+	fmt.Fprintln(stderr, "pinky:", safetext.Text(err.Error()))
 	return 1
 }
 

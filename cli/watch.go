@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/events"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // watchWait is how long one events.since call waits for an event.
@@ -93,17 +93,21 @@ func printEvent(w io.Writer, e events.Event, asJSON bool) error {
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(append(b, '\n'))
+		_, err = w.Write(append(safetext.JSON(b), '\n'))
 		return err
 	}
+	// Every field may come from an agent or a phone: show keeps the event
+	// on its one line and the terminal as it was.
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %6d  %-16s  %-14s  %-12s  %s", e.Time.Local().Format("15:04:05.000"), e.Seq, e.Kind, dash(e.Device), dash(e.Agent), dash(e.Task))
+	fmt.Fprintf(&b, "%s  %6d  %-16s  %-14s  %-12s  %s", e.Time.Local().Format("15:04:05.000"), e.Seq, show(e.Kind), show(dash(e.Device)),
+		show(dash(e.Agent)), show(dash(e.Task)))
 	for _, k := range slices.Sorted(maps.Keys(e.Data)) {
 		v := e.Data[k]
-		if v == "" || strings.ContainsAny(v, " \t\n\"=") {
-			v = strconv.Quote(v)
+		v = show(v)
+		if v == "" || strings.ContainsAny(v, " \"=") {
+			v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
 		}
-		fmt.Fprintf(&b, "  %s=%s", k, v)
+		fmt.Fprintf(&b, "  %s=%s", show(k), v)
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
