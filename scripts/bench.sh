@@ -25,7 +25,7 @@ run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 run -bench ConsoleMirror -benchtime 20x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
 run -bench 'Driver|WDA' -benchtime 300x ./drivers/ios/
-run -bench 'FrameLatency|Throughput' -benchtime 2000x ./drivers/ios/video/
+run -bench 'FrameLatency|Throughput|Records' -benchtime 2000x ./drivers/ios/video/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.
 metric() {
@@ -115,7 +115,7 @@ printf '  observe (source + app + lock, parsed, in pixels): %s ms; the same WDA 
 printf '  tap: %s µs through the driver, %s µs straight through the WDA client\n' \
   "$(metric BenchmarkDriverTap-2 ns/op | us)" "$(metric BenchmarkWDATap-2 ns/op | us)"
 for size in 16KiB 256KiB; do
-  printf '  broadcast, %s frames: from arrival at the receiver to the subscriber: mean %s µs, p99 %s µs; %s MB/s through\n' "$size" \
+  printf '  broadcast, %s frames: from sealing on the phone to the subscriber: mean %s µs, p99 %s µs; %s MB/s through; sealing and opening alone %s MB/s\n' "$size" \
     "$(metric "BenchmarkFrameLatency/$size-2" latency-ns | us)" "$(metric "BenchmarkFrameLatency/$size-2" p99-ns | us)" \
-    "$(metric "BenchmarkThroughput/$size-2" MB/s)"
+    "$(metric "BenchmarkThroughput/$size-2" MB/s)" "$(metric "BenchmarkRecords/$size-2" MB/s)"
 done
