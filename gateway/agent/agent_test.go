@@ -431,6 +431,20 @@ func TestLaunchByLabelAndScope(t *testing.T) {
 	if err != nil || len(apps) != 1 || apps[0].Label != "Messages" {
 		t.Errorf("apps of a scoped task: got %+v, %v; want only Messages", apps, err)
 	}
+	// A task that starts with an app outside its list in front holds the
+	// phone, and is told to leave it.
+	if _, err := f.drv.d.Act(ctx, "sim-android-1", sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.keep"}); err != nil {
+		t.Fatal(err)
+	}
+	other := f.session(t, "other")
+	s.Release(ctx, "sim-android-1")
+	obs, err = other.Connect(ctx, ConnectRequest{Device: "sim-android-1", Task: "reply", Apps: []string{"Messages"}})
+	if err != nil || obs.TaskID == "" || !strings.Contains(obs.Text, "you may not see the screen") || strings.Contains(obs.Text, "Groceries") {
+		t.Fatalf("connect with Notes in front: %v, %+v; want the lease and nothing of Notes", err, obs)
+	}
+	if _, err := other.Act(ctx, "sim-android-1", Action{Kind: "key", Key: "home"}, nil); err != nil {
+		t.Errorf("home from an app outside the task: %v", err)
+	}
 }
 
 func TestPersonStops(t *testing.T) {

@@ -198,6 +198,11 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		args["background"] = true
 	}
 	obs, err := s.observe(ctx, device, "phone_connect", args, true, false)
+	if e, ok := AsError(err); ok && e.withheld {
+		// The lease is held; only the screen is not the agent's to see (a
+		// blocked app, an app outside the task): say so, and how to leave it.
+		obs, err = &Observation{Device: device, Text: "Connected, but you may not see the screen: " + e.Message}, nil
+	}
 	if obs != nil {
 		obs.TaskID = l.taskID
 	}
