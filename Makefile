@@ -6,7 +6,7 @@ BIN       := bin
 BUF       := $(GO) tool -modfile=scripts/tools/go.mod buf
 GOTESTFLAGS ?=
 
-.PHONY: help build test demo bench proto proto-check conformance vet fmt-check clean
+.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean
 
 help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -41,6 +41,9 @@ proto-check: ## Lint, format-check and regenerate proto/ (fails on a diff); buf 
 conformance: build ## Run the driver conformance suite: pinky-driver-sim, the Android driver through a real adb server, and the iOS driver through WebDriverAgent, on the virtual phones.
 	$(BIN)/pinky driver check --pin 1234 $(BIN)/pinky-driver-sim
 	$(GO) test -count=1 -run 'TestConformance$$' -v ./drivers/android/ ./drivers/ios/
+
+corpus: ## Rebuild gateway/commit/corpus/rows from labels/ and the fetched app repositories (PINKY_MIRRORS).
+	$(GO) run ./scripts/corpus build
 
 clean: ## Remove built binaries.
 	rm -rf $(BIN)
