@@ -35,22 +35,21 @@ var nameElement = regexp.MustCompile(`^[A-Za-z0-9._ -]{1,128}$`)
 
 // Files lists, pulls or pushes a phone's files.
 func (s *Session) Files(ctx context.Context, device string, req FilesRequest, progress Progress) (*FilesResult, error) {
-	started := time.Now()
 	if req.Action == "" {
 		req.Action = "list"
 	}
 	args := map[string]any{"device": device, "action": req.Action, "path": req.Path}
-	l, drv, err := s.begin(ctx, started, device, "phone_files", args)
+	c, err := s.begin(ctx, device, "phone_files", args, progress)
 	if err != nil {
 		return nil, err
 	}
 	fail := func(err error) (*FilesResult, error) {
-		return nil, s.record(ctx, l, "phone_files", args, started, err, "")
+		return nil, c.fail(ctx, err)
 	}
 	if err := checkFilePath(req.Path, req.Action == "list"); err != nil {
 		return fail(err)
 	}
-	f, ok := drv.(sdk.Filer)
+	f, ok := c.drv.(sdk.Filer)
 	if !ok {
 		return fail(Errorf(CodeUnsupported, "%s has no Pinky folder", device))
 	}
@@ -61,7 +60,7 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		if err != nil {
 			return fail(err)
 		}
-		res.Step = s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("%d entries", len(res.Files)))
+		res.Step = c.done(ctx, fmt.Sprintf("%d entries", len(res.Files)))
 	case "pull":
 		root, err := s.filesRoot(device, true)
 		if err != nil {
@@ -71,15 +70,15 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		if res.Size, err = pull(ctx, f, root, device, req.Path); err != nil {
 			return fail(err)
 		}
-		res.Step = s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("pulled %s (%d bytes)", req.Path, res.Size))
+		res.Step = c.done(ctx, fmt.Sprintf("pulled %s (%d bytes)", req.Path, res.Size))
 	case "push":
 		if err := s.m.personHas(device); err != nil {
 			return fail(err)
 		}
 		if book := s.m.cfg.Approvals; book != nil && req.ApprovalID == "" {
-			if c, open := book.OpenFor(device); open {
+			if card, open := book.OpenFor(device); open {
 				return fail(Errorf(CodeApprovalPending,
-					"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, c.Tool, c.Target, c.ID))
+					"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, card.Tool, card.Target, card.ID))
 			}
 		}
 		root, err := s.filesRoot(device, false)
@@ -91,31 +90,29 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		if err := regularFile(root, req.Path); err != nil {
 			return fail(err)
 		}
-		p := s.m.phone(device)
-		p.act.Lock()
-		defer p.act.Unlock()
+		c.p.act.Lock()
+		defer c.p.act.Unlock()
 		s.m.mu.Lock()
-		view := l.last
+		view := c.l.last
 		s.m.mu.Unlock()
 		if view == nil {
 			view = &screen.View{}
 		}
 		a := Action{Kind: "files_push", Path: req.Path, ApprovalID: req.ApprovalID}
 		target := &screen.Node{Role: "file", Label: req.Path}
-		if _, err := s.guard(ctx, l, view, aim{start: touch{node: target}}, a, args, progress); err != nil {
+		if _, err := s.guard(ctx, c, view, aim{start: touch{node: target}}, a); err != nil {
 			return fail(err)
 		}
 		// The step is committed before the file reaches the phone (intent.go);
-		// fail and recordOK end it.
-		var in *intent
-		if ctx, in, err = s.intend(ctx, l, "phone_files", args, started); err != nil {
+		// fail and done end it.
+		if err := c.intend(ctx); err != nil {
 			return nil, err
 		}
 		if res.Size, err = push(ctx, f, root, device, req.Path); err != nil {
 			return fail(err)
 		}
-		res.Step = s.recordOK(ctx, l, "phone_files", args, started, fmt.Sprintf("pushed %s (%d bytes)", req.Path, res.Size))
-		if err := in.end(ctx, nil); err != nil {
+		res.Step = c.done(ctx, fmt.Sprintf("pushed %s (%d bytes)", req.Path, res.Size))
+		if err := c.in.end(ctx, nil); err != nil {
 			return nil, err
 		}
 	default:
@@ -180,18 +177,17 @@ func checkUploadPath(p string) error {
 // upload writes r (at most max bytes when max ≥ 0) to p and records the
 // step; args["bytes"] is set to what was written.
 func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max int64, args map[string]any) (int64, error) {
-	started := time.Now()
-	l, err := s.hold(device)
+	c, err := s.held(time.Now(), device, "phone_upload", args)
 	if err != nil {
 		return 0, err
 	}
 	fail := func(err error) (int64, error) {
-		return 0, s.record(ctx, l, "phone_upload", args, started, err, "")
+		return 0, c.fail(ctx, err)
 	}
 	if err := checkUploadPath(p); err != nil {
 		return fail(err)
 	}
-	if err := s.mayUpload(l, p); err != nil {
+	if err := s.mayUpload(c.l, p); err != nil {
 		return fail(err)
 	}
 	root, err := s.filesRoot(device, true)
@@ -211,7 +207,7 @@ func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max
 		return fail(err)
 	}
 	args["bytes"] = n
-	s.recordOK(ctx, l, "phone_upload", args, started, fmt.Sprintf("saved %d bytes as %s on the computer", n, p))
+	c.done(ctx, fmt.Sprintf("saved %d bytes as %s on the computer", n, p))
 	return n, nil
 }
 

@@ -200,7 +200,8 @@ func (s *Session) mayUpload(l *lease, path string) error {
 // a blocked app's icon or notification, or an app outside the task's list.
 // A read after it would show nothing of that app anyway; this keeps the
 // app shut.
-func (s *Session) opensHidden(ctx context.Context, drv sdk.Driver, p *phone, l *lease, view *screen.View, t aim) error {
+func (s *Session) opensHidden(ctx context.Context, c *call, view *screen.View, t aim) error {
+	l := c.l
 	if !view.App.System && view.LockState != sdk.LockLocked {
 		return nil
 	}
@@ -211,7 +212,7 @@ func (s *Session) opensHidden(ctx context.Context, drv sdk.Driver, p *phone, l *
 		if strings.Contains(n.Label, secrets.HiddenNotice) {
 			return Errorf(CodeBlockedApp, "that notification is a blocked app's: opening it is refused. Ask the person with phone_ask_person")
 		}
-		app, ok := s.m.appNamed(ctx, drv, p, l.device, n.Label)
+		app, ok := s.m.appNamed(ctx, c.drv, c.p, l.device, n.Label)
 		if !ok {
 			continue
 		}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/commit"
 	"github.com/pinky-gateway/pinky/gateway/screen"
@@ -78,14 +77,14 @@ type Guard interface {
 // returns nil when the action may run now, and the card the person decided
 // when they were asked (then the caller checks that the screen still shows
 // what they saw).
-func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, t aim, a Action, args map[string]any, progress Progress) (*approval.Card, error) {
-	m := s.m
+func (s *Session) guard(ctx context.Context, c *call, view *screen.View, t aim, a Action) (*approval.Card, error) {
+	m, l := s.m, c.l
 	if m.cfg.Guard == nil {
 		return nil, nil
 	}
 	v := m.cfg.Guard.Check(s.check(l, view, a, t))
 	book := m.cfg.Approvals
-	b := binding(s, l, a, args)
+	b := binding(s, l, a, c.args)
 	// An approval id is checked whatever the verdict: it is valid only for
 	// the exact call it was given for.
 	var claimed *approval.Card
@@ -144,7 +143,7 @@ func (s *Session) guard(ctx context.Context, l *lease, view *screen.View, t aim,
 		s.cardShot(l, card.ID, t.start.node)
 	}
 	if card.Status == approval.Pending {
-		c, err := s.waitApproval(ctx, card.ID, progress)
+		c, err := s.waitApproval(ctx, card.ID, c.progress)
 		if end := m.leaseEnded(l); end != nil {
 			return nil, end // the person stopped the agent while it waited (person.go)
 		}
@@ -260,37 +259,6 @@ func toolName(kind string) string {
 		return "phone_stop_app"
 	}
 	return "phone_" + kind
-}
-
-// targetNode finds the element an action aims at on view, if any.
-func targetNode(view *screen.View, a Action) *screen.Node {
-	t := a.Target
-	var n screen.Node
-	var err error
-	switch {
-	case t.Ref != 0:
-		n, err = view.ByRef(t.Ref)
-	case t.Text != "":
-		n, err = view.ByText(t.Text, t.Occurrence)
-	case t.HasPoint:
-		var ok bool
-		if n, ok = view.ByPoint(sdk.Point{X: t.X, Y: t.Y}); !ok {
-			return nil
-		}
-	default:
-		if a.Kind == "type" || a.Kind == "key" {
-			for _, fn := range view.Nodes {
-				if fn.Focused {
-					return &fn
-				}
-			}
-		}
-		return nil
-	}
-	if err != nil {
-		return nil
-	}
-	return &n
 }
 
 // waitingCall is an action that waits for an approval, for phone_approval

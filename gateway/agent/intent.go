@@ -22,41 +22,28 @@ import (
 // ok, and the history keeps the step as running until the daemon's next
 // start settles it as uncertain.
 
-// intentKey is the context key of an acting call's running step.
-type intentKey struct{}
-
 // An intent is an acting call's running step.
 type intent struct {
-	s       *Session
-	l       *lease
+	c       *call
 	step    history.Step
-	args    map[string]any
-	ended   bool  // record or recordOK ended the step
+	ended   bool  // the call's fail or done ended the step
 	lostEnd error // why the end could not be written, when it could not
 }
 
-// intentOf returns the running step of the call of ctx, or nil for a call
-// that wrote none (a read, a refusal before the action).
-func intentOf(ctx context.Context) *intent {
-	in, _ := ctx.Value(intentKey{}).(*intent)
-	return in
-}
-
-// intend commits the step of an acting call as running and returns the
-// call's context, which carries it to the record or recordOK that ends it.
-// When the step cannot be committed, the action must not run: the error
-// is the agent's answer.
-func (s *Session) intend(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time) (context.Context, *intent, error) {
-	st := s.newStep(l, tool, args, started, history.StepRunning, "", "")
+// intend commits the call's step as running; the call's fail or done ends
+// it. When the step cannot be committed, the action must not run: the
+// error is the agent's answer.
+func (c *call) intend(ctx context.Context) error {
+	st := c.newStep(history.StepRunning, "", "")
 	wctx, cancel := stepContext(ctx)
 	defer cancel()
-	if err := s.m.cfg.Store.AddStep(wctx, st); err != nil {
-		s.m.log.Error("the history cannot take the step, so the action is not done", "task", l.taskID, "tool", tool, "err", err)
-		s.published(l, tool, string(CodeInternal), st.Seq)
-		return ctx, nil, unrecorded(err, "nothing was done on the phone. Tell the person: pinky status says what to fix. Reads such as phone_observe still work")
+	if err := c.s.m.cfg.Store.AddStep(wctx, st); err != nil {
+		c.s.m.log.Error("the history cannot take the step, so the action is not done", "task", c.l.taskID, "tool", c.tool, "err", err)
+		c.s.published(c.l, c.tool, string(CodeInternal), st.Seq)
+		return unrecorded(err, "nothing was done on the phone. Tell the person: pinky status says what to fix. Reads such as phone_observe still work")
 	}
-	in := &intent{s: s, l: l, step: st, args: args}
-	return context.WithValue(ctx, intentKey{}, in), in, nil
+	c.in = &intent{c: c, step: st}
+	return nil
 }
 
 // end makes sure the running step has ended and returns the agent's error
@@ -65,7 +52,7 @@ func (s *Session) intend(ctx context.Context, l *lease, tool string, args map[st
 // should) ends the step with err's outcome.
 func (in *intent) end(ctx context.Context, err error) error {
 	if !in.ended {
-		in.s.record(ctx, in.l, in.step.Tool, in.args, in.step.StartedAt, err, "")
+		in.c.record(ctx, err, "")
 	}
 	if in.lostEnd == nil {
 		return nil
@@ -86,18 +73,18 @@ func unrecorded(err error, done string) *Error {
 	return Errorf(CodeInternal, "history cannot be written: it failed (the daemon's log says how); %s", done)
 }
 
-// newStep is a new step of the lease's task, with the next sequence number.
-func (s *Session) newStep(l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) history.Step {
-	b, _ := json.Marshal(args)
+// newStep is a new step of the call's task, with the next sequence number.
+func (c *call) newStep(code, msg, diff string) history.Step {
+	b, _ := json.Marshal(c.args)
 	// Nothing secret in the history: a code the agent passed on is masked.
 	argsText := secrets.Scrub(string(b))
-	s.m.mu.Lock()
-	l.seq++
-	seq := l.seq
-	s.m.mu.Unlock()
+	c.s.m.mu.Lock()
+	c.l.seq++
+	seq := c.l.seq
+	c.s.m.mu.Unlock()
 	return history.Step{
-		ID: newID("st"), TaskID: l.taskID, Seq: seq, Tool: tool, Args: argsText, Outcome: code, Message: secrets.Scrub(msg),
-		Diff: diff, StartedAt: started, Duration: time.Since(started),
+		ID: newID("st"), TaskID: c.l.taskID, Seq: seq, Tool: c.tool, Args: argsText, Outcome: code, Message: secrets.Scrub(msg),
+		Diff: diff, StartedAt: c.started, Duration: time.Since(c.started),
 	}
 }
 

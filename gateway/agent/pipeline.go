@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -26,44 +25,27 @@ func (s *Session) observe(ctx context.Context, device, tool string, args map[str
 
 // observeFrom is observe for a call that began at started.
 func (s *Session) observeFrom(ctx context.Context, started time.Time, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
-	l, drv, err := s.begin(ctx, started, device, tool, args)
+	c, err := s.beginAt(ctx, started, device, tool, args, nil)
 	if err != nil {
 		return nil, err
 	}
-	p := s.m.phone(device)
-	view, err := s.read(ctx, drv, p, device)
+	view, err := c.read(ctx)
 	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+		return nil, c.fail(ctx, err)
 	}
-	obs := s.show(l, view, full)
+	obs := s.show(c.l, view, full)
 	obs.Settled = true
 	if screenshot {
-		img, err := s.m.still(ctx, p, drv, sdk.ScreenshotRequest{DeviceID: device, DisplayID: s.m.displayOf(p), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
+		img, err := s.m.still(ctx, c.p, c.drv, sdk.ScreenshotRequest{DeviceID: device, DisplayID: c.display(), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, false), "")
+			return nil, c.fail(ctx, fromDriver(device, err, false))
 		}
-		if obs.Screenshot, err = s.cover(p, img); err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+		if obs.Screenshot, err = s.cover(c.p, img); err != nil {
+			return nil, c.fail(ctx, err)
 		}
 	}
-	obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+	obs.Step = c.done(ctx, obs.Text)
 	return obs, nil
-}
-
-// begin starts a tool call on a device: the session must hold it, and its
-// driver must be there (that failure is recorded as the call's step). The
-// driver it returns is bound to the lease: the person's stop ends a call
-// that waits on it at once, and a take-over an action (calls.go).
-func (s *Session) begin(ctx context.Context, started time.Time, device, tool string, args map[string]any) (*lease, sdk.Driver, error) {
-	l, err := s.hold(device)
-	if err != nil {
-		return nil, nil, err
-	}
-	drv, err := s.driver(device)
-	if err != nil {
-		return nil, nil, s.record(ctx, l, tool, args, started, err, "")
-	}
-	return l, s.m.bind(l, drv), nil
 }
 
 // read reads a device's screen into its model.
@@ -150,125 +132,116 @@ func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
 // while a blocked app or an app outside the task is in front, but the way
 // out (home, back, a launch).
 func (s *Session) Act(ctx context.Context, device string, a Action, progress Progress) (*Observation, error) {
-	started := time.Now()
-	args := actionArgs(device, a)
-	tool := toolName(a.Kind)
-	l, drv, err := s.begin(ctx, started, device, tool, args)
+	c, err := s.begin(ctx, device, toolName(a.Kind), actionArgs(device, a), progress)
 	if err != nil {
 		return nil, err
 	}
+	// Until the target is known, nothing typed is kept: it may be a password.
+	refuse := func(err error) (*Observation, error) {
+		redactTyped(c.args, a, nil, true)
+		return nil, c.fail(ctx, err)
+	}
 	if err := s.m.personHas(device); err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+		return refuse(err)
 	}
 	if book := s.m.cfg.Approvals; book != nil && a.ApprovalID == "" {
 		// The phone takes no other action while an approval is open.
-		if c, open := book.OpenFor(device); open {
-			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeApprovalPending,
-				"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, c.Tool, c.Target, c.ID), "")
+		if card, open := book.OpenFor(device); open {
+			return refuse(Errorf(CodeApprovalPending,
+				"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, card.Tool, card.Target, card.ID))
 		}
 	}
-	p := s.m.phone(device)
-	p.act.Lock()
-	defer p.act.Unlock()
+	c.p.act.Lock()
+	defer c.p.act.Unlock()
 
-	view, err := s.read(ctx, drv, p, device)
+	view, err := c.read(ctx)
 	if err != nil {
 		if !leaves(a, err) {
 			// A blocked app or an app outside the task is in front (or the
 			// read failed): the action is not sent to the phone at all.
-			redactTyped(args, a, nil, true)
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+			return refuse(err)
 		}
 		if leaveKey(a) {
-			return s.leaveBlocked(ctx, l, drv, p, device, a, tool, args, started, progress)
+			return s.perform(ctx, c, a, []sdk.Action{{Kind: sdk.ActKey, Key: sdk.Key(strings.ToLower(a.Key))}})
 		}
 		view = &screen.View{} // a launch needs no view of the screen it covers
 	}
-	redactTyped(args, a, targetNode(view, a), false)
 	if a.Kind != "key" && a.Kind != "launch" { // keys (power, home…) work on a lock screen
-		if view, err = s.unlocked(ctx, drv, p, device, view); err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+		if view, err = s.unlocked(ctx, c, view); err != nil {
+			return refuse(err)
 		}
-		redactTyped(args, a, targetNode(view, a), false)
 	}
-	if err := inScope(l, view, a); err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+	if err := inScope(c.l, view, a); err != nil {
+		return refuse(err)
 	}
 	if a.Kind == "launch" || a.Kind == "stop" {
-		id, err := s.appID(ctx, drv, l, a.App)
+		id, err := s.appID(ctx, c, a.App)
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+			return refuse(err)
 		}
 		a.App = id
 	}
-	actions, err := s.plan(view, a)
+	actions, target, err := plan(view, a)
 	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+		return refuse(err)
 	}
-	t := aimAt(view, a, actions, targetNode(view, a))
-	if err := s.opensHidden(ctx, drv, p, l, view, t); err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+	redactTyped(c.args, a, target, false)
+	t := aimAt(view, a, actions, target)
+	if err := s.opensHidden(ctx, c, view, t); err != nil {
+		return nil, c.fail(ctx, err)
 	}
-	card, err := s.guard(ctx, l, view, t, a, args, progress)
+	card, err := s.guard(ctx, c, view, t, a)
 	if err != nil {
-		return nil, s.record(ctx, l, tool, args, started, err, "")
+		return nil, c.fail(ctx, err)
 	}
 	if card != nil {
 		// The person decided on what the screen showed then: act only if it
 		// still shows that, with the target where the agent aimed.
-		now, err := s.read(ctx, drv, p, device)
+		now, err := c.read(ctx)
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+			return nil, c.fail(ctx, err)
 		}
 		if !stillThere(card, view, now, t.start.node) {
-			return nil, s.record(ctx, l, tool, args, started, Errorf(CodeStale,
-				"the screen changed since the person decided (what they approved is no longer what it shows), so the action was not done; observe and ask again"), "")
+			return nil, c.fail(ctx, Errorf(CodeStale,
+				"the screen changed since the person decided (what they approved is no longer what it shows), so the action was not done; observe and ask again"))
 		}
 	}
-	return s.perform(ctx, l, drv, p, device, a, actions, tool, args, started, progress)
-}
-
-// leaveBlocked presses home or back on a phone with a blocked app in front.
-func (s *Session) leaveBlocked(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
-	key := sdk.Action{Kind: sdk.ActKey, Key: sdk.Key(strings.ToLower(a.Key))}
-	return s.perform(ctx, l, drv, p, device, a, []sdk.Action{key}, tool, args, started, progress)
+	return s.perform(ctx, c, a, actions)
 }
 
 // perform runs an action's driver actions, waits for the screen to settle,
 // and records the step.
 //
 // The step is committed, as running, before anything reaches the phone: an
-// action the history cannot take is not done (intent.go). The record or
-// recordOK that ends each path ends that step.
-func (s *Session) perform(ctx context.Context, l *lease, drv sdk.Driver, p *phone, device string, a Action, actions []sdk.Action, tool string, args map[string]any, started time.Time, progress Progress) (*Observation, error) {
-	ctx, in, err := s.intend(ctx, l, tool, args, started)
-	if err != nil {
+// action the history cannot take is not done (intent.go). The fail or done
+// that ends each path ends that step.
+func (s *Session) perform(ctx context.Context, c *call, a Action, actions []sdk.Action) (*Observation, error) {
+	if err := c.intend(ctx); err != nil {
 		return nil, err
 	}
 	obs, err := func() (*Observation, error) {
-		display := s.m.displayOf(p)
 		for i, sa := range actions {
-			sa.DisplayID = display
-			if _, err := drv.Act(ctx, device, sa); err != nil {
+			sa.DisplayID = c.display()
+			if _, err := c.drv.Act(ctx, c.device, sa); err != nil {
 				// The first action of a plan that fails for a reason the driver
 				// knows did not happen; anything later, or unknown, may have.
 				acting := i > 0 || !definite(err)
-				return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, acting), "")
+				return nil, c.fail(ctx, fromDriver(c.device, err, acting))
 			}
 		}
 		if a.Kind == "scroll" && a.Until != "" {
-			return s.scrollUntil(ctx, drv, p, l, a, progress, tool, args, started)
+			return s.scrollUntil(ctx, c, a)
 		}
-		next, settled, err := s.settle(ctx, drv, p, device, progress)
+		next, settled, err := s.settle(ctx, c, c.progress)
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, fromDriver(device, err, true), "")
+			return nil, c.fail(ctx, fromDriver(c.device, err, true))
 		}
-		obs := s.show(l, next, false)
+		obs := s.show(c.l, next, false)
 		obs.Settled = settled
-		obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+		obs.Step = c.done(ctx, obs.Text)
 		return obs, nil
 	}()
-	if lost := in.end(ctx, err); lost != nil && err == nil {
+	if lost := c.in.end(ctx, err); lost != nil && err == nil {
 		return nil, lost // the action ran, but not into the history: no plain ok
 	}
 	return obs, err
@@ -290,12 +263,13 @@ func inScope(l *lease, view *screen.View, a Action) error {
 
 // appID resolves an app id or label to the id, and keeps a task to the
 // apps it named at connect.
-func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app string) (string, error) {
+func (s *Session) appID(ctx context.Context, c *call, app string) (string, error) {
+	l := c.l
 	if app == "" {
 		return "", Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
 	}
 	id := app
-	if lister, ok := drv.(sdk.AppLister); ok {
+	if lister, ok := c.drv.(sdk.AppLister); ok {
 		apps, err := lister.ListApps(ctx, l.device)
 		if err != nil && !errors.Is(err, sdk.ErrUnsupported) {
 			return "", fromDriver(l.device, err, false)
@@ -317,35 +291,24 @@ func (s *Session) appID(ctx context.Context, drv sdk.Driver, l *lease, app strin
 	return id, nil
 }
 
-// redactTyped keeps a password or a code typed into its field out of the
-// history, even for a call that is refused. blind says the field cannot be
-// known (the screen was not shown): then nothing typed is kept.
-func redactTyped(args map[string]any, a Action, target *screen.Node, blind bool) {
-	if a.Kind != "type" {
-		return
-	}
-	if blind || (target != nil && (target.Password || secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element))) {
-		args["text"] = "[redacted]"
-	}
-}
-
 // unlocked returns the screen to act on, which must not be the lock
 // screen. The agent may have last seen the lock screen after the person
 // unlocked the phone, so a locked view is read again; a phone that is
 // still locked is unlocked with the saved PIN when the person turned that
 // on (wake.go); otherwise the action is refused with device_locked.
-func (s *Session) unlocked(ctx context.Context, drv sdk.Driver, p *phone, device string, view *screen.View) (*screen.View, error) {
-	if s.m.displayOf(p) != 0 {
+func (s *Session) unlocked(ctx context.Context, c *call, view *screen.View) (*screen.View, error) {
+	device := c.device
+	if c.display() != 0 {
 		return view, nil // a background display shows its app whatever the lock: never unlock for it
 	}
 	if view.LockState != sdk.LockLocked {
 		return view, nil
 	}
-	view, err := s.read(ctx, drv, p, device)
+	view, err := c.read(ctx)
 	if err != nil || view.LockState != sdk.LockLocked {
 		return view, err
 	}
-	fresh, err := s.autoUnlock(ctx, drv, p, device)
+	fresh, err := s.autoUnlock(ctx, c.drv, c.p, device)
 	if err != nil {
 		return nil, err
 	}
@@ -356,118 +319,10 @@ func (s *Session) unlocked(ctx context.Context, drv sdk.Driver, p *phone, device
 		"%s is locked; ask the person to unlock it with phone_ask_person (they run pinky unlock %s, or unlock it in hand)", device, device)
 }
 
-// definite reports whether a driver error means the action did not run.
-func definite(err error) bool {
-	for _, e := range []error{sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrUnsupported, sdk.ErrLocked, sdk.ErrScreenOff, sdk.ErrAppNotFound, sdk.ErrWrongPIN} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	var ae *Error
-	return errors.As(err, &ae)
-}
-
-// plan turns an agent's action into driver actions, resolving its target
-// on the screen the agent last saw.
-func (s *Session) plan(view *screen.View, a Action) ([]sdk.Action, error) {
-	switch a.Kind {
-	case "tap", "long_press":
-		pt, err := resolve(view, a.Target, true)
-		if err != nil {
-			return nil, err
-		}
-		kind := sdk.ActTap
-		if a.Kind == "long_press" {
-			kind = sdk.ActLongPress
-		}
-		return []sdk.Action{{Kind: kind, Point: pt, Duration: a.Duration}}, nil
-	case "swipe":
-		from, err := resolve(view, a.Target, true)
-		if err != nil {
-			return nil, err
-		}
-		to, err := resolve(view, a.To, true)
-		if err != nil {
-			return nil, err
-		}
-		return []sdk.Action{{Kind: sdk.ActSwipe, Point: from, To: to, Duration: a.Duration}}, nil
-	case "scroll":
-		dir := sdk.ScrollDirection(a.Direction)
-		if !slices.Contains([]sdk.ScrollDirection{sdk.ScrollUp, sdk.ScrollDown, sdk.ScrollLeft, sdk.ScrollRight}, dir) {
-			return nil, Errorf(CodeInvalidArgument, "direction %q: want up, down, left or right", a.Direction)
-		}
-		sa := sdk.Action{Kind: sdk.ActScroll, Direction: dir}
-		if a.Target != (Target{}) {
-			pt, err := resolve(view, a.Target, false)
-			if err != nil {
-				return nil, err
-			}
-			sa.Point, sa.HasPoint = pt, true
-		}
-		return []sdk.Action{sa}, nil
-	case "type":
-		var out []sdk.Action
-		if a.Target != (Target{}) {
-			pt, err := resolve(view, a.Target, false)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sdk.Action{Kind: sdk.ActTap, Point: pt})
-		}
-		return append(out, sdk.Action{Kind: sdk.ActType, Text: a.Text, Replace: a.Replace, Submit: a.Submit}), nil
-	case "key":
-		k := sdk.Key(strings.ToLower(a.Key))
-		if !slices.Contains(sdk.AllKeys, k) {
-			names := make([]string, len(sdk.AllKeys))
-			for i, k := range sdk.AllKeys {
-				names[i] = string(k)
-			}
-			return nil, Errorf(CodeInvalidArgument, "key %q: want one of %s", a.Key, strings.Join(names, ", "))
-		}
-		return []sdk.Action{{Kind: sdk.ActKey, Key: k}}, nil
-	case "launch", "stop":
-		if a.App == "" {
-			return nil, Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
-		}
-		kind := sdk.ActLaunch
-		if a.Kind == "stop" {
-			kind = sdk.ActStop
-		}
-		return []sdk.Action{{Kind: kind, AppID: a.App}}, nil
-	case "open_url":
-		return []sdk.Action{{Kind: sdk.ActOpenURL, URL: a.URL}}, nil
-	}
-	return nil, Errorf(CodeInvalidArgument, "unknown action %q", a.Kind)
-}
-
-// resolve finds the point an action aims at. needed says whether a target
-// is required.
-func resolve(view *screen.View, t Target, needed bool) (sdk.Point, error) {
-	switch {
-	case t.HasPoint:
-		return sdk.Point{X: t.X, Y: t.Y}, nil
-	case t.Ref != 0:
-		n, err := view.ByRef(t.Ref)
-		if err != nil {
-			return sdk.Point{}, Errorf(CodeNotFound, "%v", err)
-		}
-		return n.Center(), nil
-	case t.Text != "":
-		n, err := view.ByText(t.Text, t.Occurrence)
-		if err != nil {
-			return sdk.Point{}, Errorf(CodeNotFound, "%v", err)
-		}
-		return n.Center(), nil
-	}
-	if needed {
-		return sdk.Point{}, Errorf(CodeInvalidArgument, "say where: a ref from the screen (ref), a visible text (text), or a point (x and y)")
-	}
-	return sdk.Point{}, nil
-}
-
 // settle waits until the screen stops changing, up to SettleCap: the
 // driver's idle signal when it has one, else reads until two match.
-func (s *Session) settle(ctx context.Context, drv sdk.Driver, p *phone, device string, progress Progress) (*screen.View, bool, error) {
+func (s *Session) settle(ctx context.Context, c *call, progress Progress) (*screen.View, bool, error) {
+	drv, p, device := c.drv, c.p, c.device
 	cap := s.m.cfg.SettleCap
 	start := time.Now()
 	if progress != nil {
@@ -530,64 +385,63 @@ func (m *Manager) canWaitIdle(p *phone, drv sdk.Driver) bool {
 }
 
 // scrollUntil scrolls, at most ten times, until text shows.
-func (s *Session) scrollUntil(ctx context.Context, drv sdk.Driver, p *phone, l *lease, a Action, progress Progress, tool string, args map[string]any, started time.Time) (*Observation, error) {
+func (s *Session) scrollUntil(ctx context.Context, c *call, a Action) (*Observation, error) {
 	const most = 10
+	l := c.l
 	s.m.mu.Lock()
 	first := l.last
 	s.m.mu.Unlock()
+	// show renders v against what the agent saw before the first scroll.
+	show := func(v *screen.View) *Observation {
+		s.m.mu.Lock()
+		l.last = first
+		s.m.mu.Unlock()
+		obs := s.show(l, v, false)
+		obs.Settled = true
+		return obs
+	}
 	for i := 1; ; i++ {
-		v, _, err := s.settle(ctx, drv, p, l.device, nil)
+		v, _, err := s.settle(ctx, c, nil)
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
+			return nil, c.fail(ctx, fromDriver(c.device, err, true))
 		}
 		if _, err := v.ByText(a.Until, 1); err == nil || i == most {
-			s.m.mu.Lock()
-			l.last = first
-			s.m.mu.Unlock()
-			obs := s.show(l, v, false)
-			obs.Settled = true
+			obs := show(v)
 			if err != nil {
 				obs.Text = fmt.Sprintf("%q did not show after %d scrolls.\n%s", a.Until, most, obs.Text)
 			}
-			obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+			obs.Step = c.done(ctx, obs.Text)
 			return obs, nil
 		}
-		if progress != nil {
-			progress(float64(i), most, fmt.Sprintf("scrolled %d times looking for %q", i, a.Until))
-		}
+		c.report(float64(i), most, fmt.Sprintf("scrolled %d times looking for %q", i, a.Until))
 		next := Action{Kind: "scroll", Direction: a.Direction, Target: a.Target}
-		acts, err := s.plan(v, next)
+		acts, target, err := plan(v, next)
 		if err != nil {
-			return nil, s.record(ctx, l, tool, args, started, err, "")
+			return nil, c.fail(ctx, err)
 		}
-		if why, stop := s.wouldStop(l, v, next, acts); stop {
+		if why, stop := s.wouldStop(c, v, next, acts, target); stop {
 			// Each scroll passes the gate: one that would start or end on
 			// a control that commits is left to the agent to ask for.
-			s.m.mu.Lock()
-			l.last = first
-			s.m.mu.Unlock()
-			obs := s.show(l, v, false)
-			obs.Settled = true
+			obs := show(v)
 			obs.Text = fmt.Sprintf("Stopped after %d scrolls without finding %q: the next scroll %s. Scroll again with phone_scroll to ask for it.\n%s", i, a.Until, why, obs.Text)
-			obs.Step = s.recordOK(ctx, l, tool, args, started, obs.Text)
+			obs.Step = c.done(ctx, obs.Text)
 			return obs, nil
 		}
-		acts[0].DisplayID = s.m.displayOf(p)
-		if _, err := drv.Act(ctx, l.device, acts[0]); err != nil {
-			return nil, s.record(ctx, l, tool, args, started, fromDriver(l.device, err, true), "")
+		acts[0].DisplayID = c.display()
+		if _, err := c.drv.Act(ctx, c.device, acts[0]); err != nil {
+			return nil, c.fail(ctx, fromDriver(c.device, err, true))
 		}
 	}
 }
 
 // wouldStop reports whether the guard would not simply allow a, planned as
 // acts on v, and why: a scroll of scrollUntil's that needs the person.
-func (s *Session) wouldStop(l *lease, v *screen.View, a Action, acts []sdk.Action) (string, bool) {
+func (s *Session) wouldStop(c *call, v *screen.View, a Action, acts []sdk.Action, target *screen.Node) (string, bool) {
 	g := s.m.cfg.Guard
 	if g == nil {
 		return "", false
 	}
-	t := aimAt(v, a, acts, targetNode(v, a))
-	verdict := g.Check(s.check(l, v, a, t))
+	verdict := g.Check(s.check(c.l, v, a, aimAt(v, a, acts, target)))
 	if verdict.Decision == Allow {
 		return "", false
 	}
@@ -596,78 +450,6 @@ func (s *Session) wouldStop(l *lease, v *screen.View, a Action, acts []sdk.Actio
 		why = verdict.Reason
 	}
 	return "would need the person (" + why + ")", true
-}
-
-// actionArgs is what the history keeps of an action's arguments.
-func actionArgs(device string, a Action) map[string]any {
-	args := map[string]any{"device": device}
-	t := func(name string, t Target) {
-		text := name + "text"
-		if a.Kind == "type" {
-			text = "field" // "text" is what is typed
-		}
-		switch {
-		case t.Ref != 0:
-			args[name+"ref"] = t.Ref
-		case t.Text != "":
-			args[text] = t.Text
-			if t.Occurrence > 0 {
-				args[name+"occurrence"] = t.Occurrence
-			}
-		case t.HasPoint:
-			args[name+"x"], args[name+"y"] = t.X, t.Y
-		}
-	}
-	t("", a.Target)
-	if a.Kind == "swipe" {
-		t("to_", a.To)
-	}
-	for k, v := range map[string]any{
-		"duration_ms": a.Duration.Milliseconds(), "direction": a.Direction, "until": a.Until, "replace": a.Replace,
-		"submit": a.Submit, "key": a.Key, "app": a.App, "url": a.URL,
-	} {
-		switch x := v.(type) {
-		case string:
-			if x != "" {
-				args[k] = x
-			}
-		case bool:
-			if x {
-				args[k] = x
-			}
-		case int64:
-			if x != 0 {
-				args[k] = x
-			}
-		}
-	}
-	if a.Kind == "type" {
-		args["text"] = a.Text
-	}
-	return args
-}
-
-// record writes a failed step and returns err for the caller to return,
-// whether or not the history took the step: what the agent must learn is
-// err (an acting call's intent, ended here, handles the rest).
-func (s *Session) record(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, err error, diff string) error {
-	code, msg := "ok", ""
-	if err != nil {
-		code, msg = string(CodeInternal), err.Error()
-		if e, ok := AsError(err); ok {
-			code, msg = string(e.Code), e.Message
-		}
-	}
-	s.addStep(ctx, l, tool, args, started, code, msg, diff)
-	return err
-}
-
-// recordOK writes a successful step and returns its id, or "" when the
-// history could not take it: no agent is given the id of a step that is
-// not there.
-func (s *Session) recordOK(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, diff string) string {
-	id, _ := s.addStep(ctx, l, tool, args, started, "ok", "", diff)
-	return id
 }
 
 // screenChanged reports whether the screen the agent last saw differs from
@@ -683,32 +465,33 @@ func (s *Session) screenChanged(l *lease) bool {
 	return true
 }
 
-// addStep commits a step before the tool returns (an acknowledged step
-// survives a crash of the daemon) and takes its screenshot in the
-// background: the agent never waits for it. In an acting call it ends the
-// step the call began with (intent.go); otherwise it adds one. It returns
-// the step's id, or "" and why when the history could not take it.
-func (s *Session) addStep(ctx context.Context, l *lease, tool string, args map[string]any, started time.Time, code, msg, diff string) (string, error) {
-	m := s.m
+// addStep commits the call's step before the tool returns (an
+// acknowledged step survives a crash of the daemon) and takes its
+// screenshot in the background: the agent never waits for it. In an acting
+// call it ends the step the call began with (intent.go); otherwise it adds
+// one. It returns the step's id, or "" and why when the history could not
+// take it.
+func (s *Session) addStep(ctx context.Context, c *call, code, msg, diff string) (string, error) {
+	m, l := s.m, c.l
 	wctx, cancel := stepContext(ctx)
 	defer cancel()
 	var step history.Step
 	var err error
-	if in := intentOf(ctx); in != nil && !in.ended {
+	if in := c.in; in != nil && !in.ended {
 		in.ended = true
 		step = in.step
-		step.Outcome, step.Message, step.Diff, step.Duration = code, secrets.Scrub(msg), diff, time.Since(started)
+		step.Outcome, step.Message, step.Diff, step.Duration = code, secrets.Scrub(msg), diff, time.Since(c.started)
 		if err = m.cfg.Store.FinishStep(wctx, step); err != nil {
 			in.lostEnd = err
 		}
 	} else {
-		step = s.newStep(l, tool, args, started, code, msg, diff)
+		step = c.newStep(code, msg, diff)
 		err = m.cfg.Store.AddStep(wctx, step)
 	}
 	if err != nil {
-		m.log.Error("recording a step", "task", l.taskID, "tool", tool, "err", err)
+		m.log.Error("recording a step", "task", l.taskID, "tool", c.tool, "err", err)
 	}
-	s.published(l, tool, code, step.Seq)
+	s.published(l, c.tool, code, step.Seq)
 	if err != nil {
 		return "", err
 	}

@@ -253,7 +253,7 @@ func (s *Session) Release(ctx context.Context, device string) error {
 	}
 	delete(m.leases, device)
 	m.mu.Unlock()
-	s.record(ctx, l, "phone_release", map[string]any{"device": device}, time.Now(), nil, "")
+	(&call{s: s, l: l, device: device, tool: "phone_release", args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
 	m.endTask(l, "released")
 	return nil
 }

@@ -16,30 +16,29 @@ const maxWait = 60 * time.Second
 
 // Apps lists the apps the agent may launch: all of them, or the task's list.
 func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
-	started := time.Now()
 	args := map[string]any{"device": device}
-	l, drv, err := s.begin(ctx, started, device, "phone_apps", args)
+	c, err := s.begin(ctx, device, "phone_apps", args, nil)
 	if err != nil {
 		return nil, err
 	}
-	lister, ok := drv.(sdk.AppLister)
+	lister, ok := c.drv.(sdk.AppLister)
 	if !ok {
-		return nil, s.record(ctx, l, "phone_apps", args, started, Errorf(CodeUnsupported, "%s cannot list its apps", device), "")
+		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list its apps", device))
 	}
 	apps, err := lister.ListApps(ctx, device)
 	if err != nil {
-		return nil, s.record(ctx, l, "phone_apps", args, started, fromDriver(device, err, false), "")
+		return nil, c.fail(ctx, fromDriver(device, err, false))
 	}
 	var out []App
 	for _, a := range apps {
 		if g := s.m.cfg.Guard; g != nil && g.Blocked(a.ID) {
 			continue // blocked apps are hidden from agents
 		}
-		if len(l.apps) == 0 || inList(l.apps, a.ID, a.Label) {
+		if len(c.l.apps) == 0 || inList(c.l.apps, a.ID, a.Label) {
 			out = append(out, App{ID: a.ID, Label: a.Label})
 		}
 	}
-	s.recordOK(ctx, l, "phone_apps", args, started, fmt.Sprintf("%d apps", len(out)))
+	c.done(ctx, fmt.Sprintf("%d apps", len(out)))
 	return out, nil
 }
 
@@ -55,22 +54,20 @@ func inList(list []string, id, label string) bool {
 // WaitFor reads the screen until a text or ref shows (or goes), up to a
 // capped timeout, with progress.
 func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, progress Progress) (*Observation, error) {
-	started := time.Now()
 	args := map[string]any{"device": device, "text": req.Text, "ref": req.Ref, "gone": req.Gone, "timeout_ms": req.Timeout.Milliseconds()}
-	l, drv, err := s.begin(ctx, started, device, "phone_wait_for", args)
+	c, err := s.begin(ctx, device, "phone_wait_for", args, progress)
 	if err != nil {
 		return nil, err
 	}
 	if (req.Text == "") == (req.Ref == 0) {
-		return nil, s.record(ctx, l, "phone_wait_for", args, started, Errorf(CodeInvalidArgument, "give either text or ref"), "")
+		return nil, c.fail(ctx, Errorf(CodeInvalidArgument, "give either text or ref"))
 	}
 	timeout := min(max(req.Timeout, time.Second), maxWait)
-	p := s.m.phone(device)
 	deadline := time.Now().Add(timeout)
 	for {
-		v, err := s.read(ctx, drv, p, device)
+		v, err := c.read(ctx)
 		if err != nil {
-			return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
+			return nil, c.fail(ctx, err)
 		}
 		var found bool
 		if req.Ref != 0 {
@@ -81,9 +78,9 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 			found = ferr == nil
 		}
 		if found != req.Gone {
-			obs := s.show(l, v, false)
+			obs := s.show(c.l, v, false)
 			obs.Settled = true
-			obs.Step = s.recordOK(ctx, l, "phone_wait_for", args, started, obs.Text)
+			obs.Step = c.done(ctx, obs.Text)
 			return obs, nil
 		}
 		if time.Now().After(deadline) {
@@ -96,14 +93,12 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 				verb = "is still there"
 			}
 			err := Errorf(CodeTimeout, "%s %s within %s; observe to see the screen, then wait again or act", what, verb, timeout)
-			return nil, s.record(ctx, l, "phone_wait_for", args, started, err, "")
+			return nil, c.fail(ctx, err)
 		}
-		if progress != nil {
-			progress(time.Since(started).Seconds(), timeout.Seconds(), "waiting")
-		}
+		c.report(time.Since(c.started).Seconds(), timeout.Seconds(), "waiting")
 		select {
 		case <-ctx.Done():
-			return nil, s.record(ctx, l, "phone_wait_for", args, started, Errorf(CodeTimeout, "the wait was cancelled"), "")
+			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait was cancelled"))
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -111,19 +106,18 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 
 // Notifications lists the phone's notifications.
 func (s *Session) Notifications(ctx context.Context, device string) ([]Notification, error) {
-	started := time.Now()
 	args := map[string]any{"device": device}
-	l, drv, err := s.begin(ctx, started, device, "phone_notifications", args)
+	c, err := s.begin(ctx, device, "phone_notifications", args, nil)
 	if err != nil {
 		return nil, err
 	}
-	nl, ok := drv.(sdk.NotificationLister)
+	nl, ok := c.drv.(sdk.NotificationLister)
 	if !ok {
-		return nil, s.record(ctx, l, "phone_notifications", args, started, Errorf(CodeUnsupported, "%s cannot list notifications", device), "")
+		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list notifications", device))
 	}
 	ns, err := nl.ListNotifications(ctx, device)
 	if err != nil {
-		return nil, s.record(ctx, l, "phone_notifications", args, started, fromDriver(device, err, false), "")
+		return nil, c.fail(ctx, fromDriver(device, err, false))
 	}
 	out := make([]Notification, 0, len(ns))
 	for _, n := range ns {
@@ -133,21 +127,21 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 		n = secrets.MaskNotification(n)
 		out = append(out, Notification{App: n.AppID, Title: n.Title, Text: n.Text, Time: n.Posted})
 	}
-	s.recordOK(ctx, l, "phone_notifications", args, started, fmt.Sprintf("%d notifications", len(out)))
+	c.done(ctx, fmt.Sprintf("%d notifications", len(out)))
 	return out, nil
 }
 
 // AskPerson hands the phone to the person and waits until they hand it
 // back (pinky hand-back DEVICE), then returns the whole screen.
 func (s *Session) AskPerson(ctx context.Context, device, message string, progress Progress) (*Observation, error) {
-	started := time.Now()
 	args := map[string]any{"device": device, "message": message}
-	l, err := s.hold(device)
+	c, err := s.held(time.Now(), device, "phone_ask_person", args)
 	if err != nil {
 		return nil, err
 	}
+	l, started := c.l, c.started
 	if strings.TrimSpace(message) == "" {
-		return nil, s.record(ctx, l, "phone_ask_person", args, started, Errorf(CodeInvalidArgument, "message is required: tell the person what you need them to do"), "")
+		return nil, c.fail(ctx, Errorf(CodeInvalidArgument, "message is required: tell the person what you need them to do"))
 	}
 	m := s.m
 	back := make(chan struct{})
@@ -174,7 +168,7 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 			s.m.mu.Unlock()
 			return s.observeFrom(ctx, started, device, "phone_ask_person", args, true, false)
 		case <-ctx.Done():
-			return nil, s.record(ctx, l, "phone_ask_person", args, started, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"), "")
+			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"))
 		case <-tick.C:
 			s.m.mu.Lock()
 			l.lastUsed = time.Now() // waiting for the person is not idling
