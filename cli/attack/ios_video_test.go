@@ -105,11 +105,7 @@ func newIPhone(t *testing.T) *iPhone {
 	p.id, p.secret = m[1], m[2]
 	_, p.logs = e.DaemonLog("--console", "off")
 	p.face(t, false, "")
-	e.Eventually("the daemon lists the iPhone online", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == p.id && devs[0].Online
-	})
+	p.online()
 	return p
 }
 
@@ -265,10 +261,20 @@ func (r *wifiRelay) Write(p []byte) (int, error) {
 	return r.wire.Write(p)
 }
 
+// online waits until the daemon lists the phone online.
+func (p *iPhone) online() {
+	p.e.Eventually("the daemon lists the iPhone online", func() bool {
+		var devs []api.Device
+		p.e.JSON(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == p.id && devs[0].Online
+	})
+}
+
 // task runs an agent's short task on the phone through `pinky mcp`, so that
 // the daemon records the broadcast, and returns the task's recording.
 func (p *iPhone) task(t *testing.T, during func()) string {
 	t.Helper()
+	p.online() // a face started again leaves the phone offline for a moment
 	h := p.e.StdioHost()
 	h.Initialize()
 	dev := e2e.OnDevice(p.id)
