@@ -1,0 +1,51 @@
+// Package testkit is what the module's tests share: a buffer that
+// goroutines write while the test reads it (Buffer, with a logger over it),
+// waiting for a condition with a message (WaitUntil), and golden files that
+// UPDATE_GOLDEN=1 rewrites (Golden). A virtual phone in one call is its
+// subpackage simtest, kept apart so that tests which need no phone do not
+// build the virtual phones. The end-to-end harness is internal/e2e, and
+// the programs tests need are found by internal/testdep.
+//
+// A helper that a second package's tests would copy belongs here.
+package testkit
+
+import (
+	"bytes"
+	"log/slog"
+	"sync"
+)
+
+// Buffer is a bytes.Buffer that goroutines may write while the test reads
+// it: a logger's destination, a process's stderr. The zero value is ready
+// to use.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Bytes returns a copy of what was written so far.
+func (b *Buffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.b.Bytes())
+}
+
+// Logger returns a logger that writes text lines of every level, debug
+// included, into b.
+func (b *Buffer) Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
