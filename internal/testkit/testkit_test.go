@@ -117,6 +117,18 @@ func TestWaitUntil(t *testing.T) {
 	}
 }
 
+// TestPollEvery: a steady pace of 20 ms checks a condition about five
+// times in 90 ms, where Poll's quick first checks would make it more.
+func TestPollEvery(t *testing.T) {
+	calls := 0
+	if PollEvery(90*time.Millisecond, 20*time.Millisecond, func() bool { calls++; return false }) {
+		t.Fatal("PollEvery: got true for a condition that never holds")
+	}
+	if calls < 3 || calls > 6 {
+		t.Errorf("PollEvery(90ms, 20ms): %d checks; want about 5", calls)
+	}
+}
+
 func TestGolden(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "view.golden")

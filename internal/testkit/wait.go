@@ -30,14 +30,26 @@ func WaitWithin(t testing.TB, limit time.Duration, what string, cond func() bool
 // every 20 ms, so that a quick condition is seen at once and a slow one
 // does not keep a small machine busy.
 func Poll(limit time.Duration, cond func() bool) bool {
+	pause := time.Millisecond / 2
+	return poll(limit, cond, func() time.Duration {
+		pause = min(2*pause, 20*time.Millisecond)
+		return pause
+	})
+}
+
+// PollEvery is Poll at a steady pace, for a condition that is costly to
+// check (one that starts a process).
+func PollEvery(limit, every time.Duration, cond func() bool) bool {
+	return poll(limit, cond, func() time.Duration { return every })
+}
+
+func poll(limit time.Duration, cond func() bool, pause func() time.Duration) bool {
 	deadline := time.Now().Add(limit)
-	pause := time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(pause)
-		pause = min(2*pause, 20*time.Millisecond)
+		time.Sleep(pause())
 	}
 	return true
 }
