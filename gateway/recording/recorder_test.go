@@ -7,12 +7,10 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,6 +20,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sim/h264"
 	"github.com/pinky-gateway/pinky/gateway/stream"
 	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 	"go.uber.org/goleak"
 )
 
@@ -116,7 +115,7 @@ func newHarness(t *testing.T, real bool, mod func(*Config)) *harness {
 		Lag:       time.Nanosecond, // the frames of a test come 40 ms apart
 		Now:       h.clock.Now,
 		OnUpdate:  func(Info) { h.updates.Add(1) },
-		Logger:    slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger:    testkit.Logger(t),
 	}
 	if real {
 		cfg.Now = nil
@@ -132,14 +131,6 @@ func newHarness(t *testing.T, real bool, mod func(*Config)) *harness {
 	t.Cleanup(func() { r.Close() })
 	h.join()
 	return h
-}
-
-// testWriter writes a log to the test's.
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(b)))
-	return len(b), nil
 }
 
 // join gives the recorder a new stream, with a new encoder: its first
@@ -466,18 +457,6 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // TestSelfRead: packets that no read has seen make the recorder read the
 // screen itself; the read that ends the private span at the start makes
 // it ask for a key frame.
@@ -493,13 +472,13 @@ func TestSelfRead(t *testing.T) {
 				}
 			})
 			h.frame(green, true) // before any read: dropped, but it makes the recorder read
-			waitFor(t, "a read of the recorder's own", func() bool { return reads.Load() == 1 })
+			testkit.WaitUntil(t, "a read of the recorder's own", func() bool { return reads.Load() == 1 })
 			if ok {
-				waitFor(t, "a key frame request", func() bool { return h.cur.keyReqs.Load() > 0 })
+				testkit.WaitUntil(t, "a key frame request", func() bool { return h.cur.keyReqs.Load() > 0 })
 			}
 			h.frame(green, true)
 			h.frame(green, false)
-			waitFor(t, "the recorder reads again and decides", func() bool { return reads.Load() == 2 && h.r.heldSince.Load() == nil })
+			testkit.WaitUntil(t, "the recorder reads again and decides", func() bool { return reads.Load() == 2 && h.r.heldSince.Load() == nil })
 			before := reads.Load()
 			info, err := h.r.Close()
 			if err != nil {
@@ -587,7 +566,7 @@ func TestOwnReadComesFirst(t *testing.T) {
 	h.frame(red, false)
 	h.r.Vouch(time.Now(), Verdict{OK: true}) // began later, reported first
 	release <- Verdict{Why: "one-time code"}
-	waitFor(t, "the reads are judged", func() bool {
+	testkit.WaitUntil(t, "the reads are judged", func() bool {
 		h.r.mu.Lock()
 		defer h.r.mu.Unlock()
 		return !h.r.reading && len(h.r.deferred) == 0
@@ -775,7 +754,7 @@ func TestWithHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "five frames written", func() bool {
+	testkit.WaitUntil(t, "five frames written", func() bool {
 		r.infoMu.Lock()
 		w := r.w
 		r.infoMu.Unlock()

@@ -1,7 +1,8 @@
 // Package testkit is what the module's tests share: a buffer that
 // goroutines write while the test reads it (Buffer, with a logger over it),
-// waiting for a condition with a message (WaitUntil), and golden files that
-// UPDATE_GOLDEN=1 rewrites (Golden). A virtual phone in one call is its
+// a logger into the test's own output (Logger), waiting for a condition
+// with a message (WaitUntil), and golden files that UPDATE_GOLDEN=1
+// rewrites (Golden). A virtual phone in one call is its
 // subpackage simtest, kept apart so that tests which need no phone do not
 // build the virtual phones. The end-to-end harness is internal/e2e, and
 // the programs tests need are found by internal/testdep.
@@ -12,7 +13,9 @@ package testkit
 import (
 	"bytes"
 	"log/slog"
+	"strings"
 	"sync"
+	"testing"
 )
 
 // Buffer is a bytes.Buffer that goroutines may write while the test reads
@@ -48,4 +51,19 @@ func (b *Buffer) Bytes() []byte {
 // included, into b.
 func (b *Buffer) Logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Logger returns a logger that writes text lines of every level into t's
+// log (shown with -v, or when the test fails). Stop what logs to it before
+// the test ends: the testing package panics at a log line after that.
+func Logger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

@@ -38,6 +38,8 @@ func (r *recorder) Fatalf(format string, args ...any) {
 
 func (r *recorder) Fatal(args ...any) { r.Fatalf("%s", fmt.Sprint(args...)) }
 
+func (r *recorder) Log(args ...any) { r.Errorf("log: %s", fmt.Sprint(args...)) }
+
 // run calls f with a recorder on a goroutine of its own and returns the
 // recorder once f has returned or called Fatal.
 func run(t *testing.T, f func(tb testing.TB)) *recorder {
@@ -74,6 +76,13 @@ func TestBuffer(t *testing.T) {
 	b.Logger().Debug("quiet", "k", "v")
 	if got := b.String(); !strings.Contains(got, "level=DEBUG msg=quiet k=v") {
 		t.Errorf("Logger: got %q; want a debug line", got[len(got)-min(len(got), 80):])
+	}
+}
+
+func TestLogger(t *testing.T) {
+	r := run(t, func(tb testing.TB) { Logger(tb).Debug("read", "device", "sim-android-1") })
+	if len(r.errors) != 1 || !strings.HasSuffix(r.errors[0], "level=DEBUG msg=read device=sim-android-1") {
+		t.Errorf("got %q; want one debug line without its newline", r.errors)
 	}
 }
 
