@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -9,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -168,24 +168,6 @@ func TestLoadStoreFailsWithoutAGoodPolicy(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination the test reads while Watch writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func TestWatch(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, PolicyFile)
@@ -195,7 +177,7 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.every = 5 * time.Millisecond
-	var logs syncBuffer
+	var logs testkit.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -204,11 +186,8 @@ func TestWatch(t *testing.T) {
 
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); !ok(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s; logs:\n%s", what, logs.String())
-			}
-			time.Sleep(2 * time.Millisecond)
+		if !testkit.Poll(testkit.Limit, ok) {
+			t.Fatalf("%s: not within %s; logs:\n%s", what, testkit.Limit, logs.String())
 		}
 	}
 	writeFile(t, path, badPolicy)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/stream"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 }
 
 // wait bounds every wait of the tests: it detects hangs, it measures nothing.
-const wait = 10 * time.Second
+const wait = testkit.Limit
 
 // fakeDriver is a driver whose streams the test feeds by hand.
 type fakeDriver struct {
@@ -214,18 +215,7 @@ func TestLateJoinerWithoutCacheWaitsForKeyFrame(t *testing.T) {
 	if diff := cmp.Diff(names(want), names(read(t, late, len(want)))); diff != "" {
 		t.Errorf("late joiner's packets (-want +got):\n%s", diff)
 	}
-	waitFor(t, "a key frame request", func() bool { return d.keyFrames.Load() >= 1 })
-}
-
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.WaitUntil(t, "a key frame request", func() bool { return d.keyFrames.Load() >= 1 })
 }
 
 func TestMembersShareOneStream(t *testing.T) {
@@ -363,7 +353,7 @@ func TestSlowMemberSkipsToKeyFrame(t *testing.T) {
 				sending += time.Since(t0)
 				i += n
 				sent = i
-				waitFor(t, "fast member progress", func() bool { return int(fastGot.Load()) == sent })
+				testkit.WaitUntil(t, "fast member progress", func() bool { return int(fastGot.Load()) == sent })
 			}
 			if sending > wait {
 				t.Fatalf("sending %d packets took %v: the driver was blocked", len(all), sending)
@@ -384,7 +374,7 @@ func TestSlowMemberSkipsToKeyFrame(t *testing.T) {
 			if slow.Skips() == 0 {
 				t.Fatal("slow member never skipped")
 			}
-			waitFor(t, "key frame request", func() bool { return d.keyFrames.Load() > 0 })
+			testkit.WaitUntil(t, "key frame request", func() bool { return d.keyFrames.Load() > 0 })
 			if n := d.keyFrames.Load(); n != 1 {
 				t.Errorf("key frame requested %d times within the interval, want 1", n)
 			}
@@ -433,11 +423,11 @@ func TestSkipRequestsKeyFrameRateLimited(t *testing.T) {
 			s := d.stream(t)
 			all := packets(60, 10)
 			s.sendAll(t, all[:1+10])
-			waitFor(t, "first key frame request", func() bool { return d.keyFrames.Load() >= 1 })
+			testkit.WaitUntil(t, "first key frame request", func() bool { return d.keyFrames.Load() >= 1 })
 			time.Sleep(5 * time.Millisecond)
 			s.sendAll(t, all[1+10:])
 			if tt.wantMin > 1 {
-				waitFor(t, "second key frame request", func() bool { return d.keyFrames.Load() >= tt.wantMin })
+				testkit.WaitUntil(t, "second key frame request", func() bool { return d.keyFrames.Load() >= tt.wantMin })
 			} else {
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -681,10 +671,7 @@ func TestMemberRequestsKeyFrame(t *testing.T) {
 	s.sendAll(t, packets(2, 2))
 	m.RequestKeyFrame()
 	m.RequestKeyFrame()
-	deadline := time.Now().Add(wait)
-	for d.keyFrames.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Poll(wait, func() bool { return d.keyFrames.Load() > 0 })
 	time.Sleep(20 * time.Millisecond)
 	if n := d.keyFrames.Load(); n != 1 {
 		t.Errorf("%d requests reached the driver for two within the interval, want 1", n)

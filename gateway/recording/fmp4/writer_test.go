@@ -7,13 +7,13 @@ import (
 	"io"
 	"runtime"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/h264"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // writeAll writes packets through a Writer with a timer that never fires
@@ -184,7 +184,7 @@ func TestFragmentPolicy(t *testing.T) {
 
 func TestTimerFlush(t *testing.T) {
 	e := encode(t, []*image.RGBA{pattern(32, 32, 0), pattern(32, 32, 1), pattern(32, 32, 2)}, nil, 0)
-	var buf safeBuffer
+	var buf testkit.Buffer // written from the timer goroutine
 	got := make(chan Stats, 4)
 	wr := NewWriter(&buf, Options{FragmentDuration: 50 * time.Millisecond, OnFragment: func(s Stats) { got <- s }})
 	defer wr.Close()
@@ -303,24 +303,6 @@ func TestWriteErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-// safeBuffer is a bytes.Buffer for a writer used from the timer goroutine.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
 }
 
 // BenchmarkRemux measures the writer alone: packets of a phone-like stream
