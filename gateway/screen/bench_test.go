@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // largestFixture is the captured dump with the most elements.
@@ -21,12 +22,12 @@ func largestFixture(b *testing.B) (string, *sdk.Screen) {
 }
 
 func BenchmarkRead(b *testing.B) {
-	p := newPhone(b, android)
-	p.unlock()
-	p.launch("messages")
-	p.tap("Ana Silva")
-	p.tap("compose_message_text")
-	thread := p.screen()
+	p := simtest.NewPhone(b, android)
+	p.Unlock()
+	p.Launch("messages")
+	p.Tap("Ana Silva")
+	p.Tap("compose_message_text")
+	thread := p.Screen()
 	name, big := largestFixture(b)
 	for _, bb := range []struct {
 		name string
@@ -44,16 +45,16 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func BenchmarkDiff(b *testing.B) {
-	p := newPhone(b, android)
-	p.unlock()
-	p.launch("messages")
+	p := simtest.NewPhone(b, android)
+	p.Unlock()
+	p.Launch("messages")
 	m := NewModel()
-	list := m.Read(p.screen())
-	p.tap("Ana Silva")
-	p.tap("compose_message_text")
-	before := m.Read(p.screen())
-	p.typeText("Hello")
-	after := m.Read(p.screen())
+	list := m.Read(p.Screen())
+	p.Tap("Ana Silva")
+	p.Tap("compose_message_text")
+	before := m.Read(p.Screen())
+	p.Type("Hello")
+	after := m.Read(p.Screen())
 	for _, bb := range []struct {
 		name       string
 		prev, next *View
@@ -93,9 +94,9 @@ func BenchmarkSizes(b *testing.B) {
 	}
 	for _, tt := range simScreens {
 		b.Run("sim-"+tt.name, func(b *testing.B) {
-			p := newPhone(b, tt.id)
+			p := simtest.NewPhone(b, tt.id)
 			tt.setup(p)
-			report(b, p.screen(), nil)
+			report(b, p.Screen(), nil)
 		})
 	}
 }
@@ -109,20 +110,20 @@ func BenchmarkTaskDiff(b *testing.B) {
 			var steps, fulls, rendered, deltas, screens, partial, partialScreens int
 			for b.Loop() {
 				steps, fulls, rendered, deltas, screens, partial, partialScreens = 0, 0, 0, 0, 0, 0, 0
-				p := newPhone(b, id)
+				p := simtest.NewPhone(b, id)
 				m := NewModel()
-				prev := m.Read(p.screen())
+				prev := m.Read(p.Screen())
 				for _, step := range []func(){
-					p.unlock,
-					func() { p.tap("Messages") },
-					func() { p.tap("Ben Okafor") },
-					func() { p.tap("compose_message_text") },
-					func() { p.typeText("Yes, got them!") },
-					func() { p.tap("send_message_button") },
-					func() { p.key(sdk.KeyHome) },
+					p.Unlock,
+					func() { p.Tap("Messages") },
+					func() { p.Tap("Ben Okafor") },
+					func() { p.Tap("compose_message_text") },
+					func() { p.Type("Yes, got them!") },
+					func() { p.Tap("send_message_button") },
+					func() { p.Key(sdk.KeyHome) },
 				} {
 					step()
-					next := m.Read(p.screen())
+					next := m.Read(p.Screen())
 					text, full := Render(prev, next)
 					steps++
 					rendered += len(text)
@@ -153,26 +154,26 @@ func BenchmarkTaskDiff(b *testing.B) {
 // TestTaskRender checks the scripted task's renders read sensibly: full
 // screens when the app or lock changes, a short delta otherwise.
 func TestTaskRender(t *testing.T) {
-	p := newPhone(t, android)
+	p := simtest.NewPhone(t, android)
 	m := NewModel()
-	prev := m.Read(p.screen())
+	prev := m.Read(p.Screen())
 	steps := []struct {
 		name     string
 		do       func()
 		wantFull bool
 		want     string
 	}{
-		{"unlock", p.unlock, true, "unlocked"},
-		{"open Messages", func() { p.tap("Messages") }, true, "app Messages"},
-		{"open a conversation", func() { p.tap("Ben Okafor") }, true, `button "Back"`},
-		{"focus the reply", func() { p.tap("compose_message_text") }, false, "keyboard shown"},
-		{"type", func() { p.typeText("Yes, got them!") }, false, `field "" → "Yes, got them!"`},
-		{"send", func() { p.tap("send_message_button") }, false, `+ [`},
-		{"home", func() { p.key(sdk.KeyHome) }, true, "app Pixel Launcher"},
+		{"unlock", p.Unlock, true, "unlocked"},
+		{"open Messages", func() { p.Tap("Messages") }, true, "app Messages"},
+		{"open a conversation", func() { p.Tap("Ben Okafor") }, true, `button "Back"`},
+		{"focus the reply", func() { p.Tap("compose_message_text") }, false, "keyboard shown"},
+		{"type", func() { p.Type("Yes, got them!") }, false, `field "" → "Yes, got them!"`},
+		{"send", func() { p.Tap("send_message_button") }, false, `+ [`},
+		{"home", func() { p.Key(sdk.KeyHome) }, true, "app Pixel Launcher"},
 	}
 	for _, st := range steps {
 		st.do()
-		next := m.Read(p.screen())
+		next := m.Read(p.Screen())
 		text, full := Render(prev, next)
 		if full != st.wantFull || !strings.Contains(text, st.want) {
 			t.Errorf("%s: got full=%v %q; want full=%v containing %q", st.name, full, text, st.wantFull, st.want)

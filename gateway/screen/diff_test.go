@@ -7,27 +7,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 func TestDiff(t *testing.T) {
-	p := newPhone(t, android)
-	p.unlock()
-	p.launch("messages")
+	p := simtest.NewPhone(t, android)
+	p.Unlock()
+	p.Launch("messages")
 	m := NewModel()
-	list := m.Read(p.screen())
-	p.tap("Ana Silva")
-	thread := m.Read(p.screen())
-	p.tap("compose_message_text")
-	focused := m.Read(p.screen())
-	p.typeText("Hello")
-	typed := m.Read(p.screen())
-	p.tap("send_message_button")
-	sent := m.Read(p.screen())
-	p.key(sdk.KeyBack) // the keyboard
-	p.key(sdk.KeyBack) // the thread
-	back := m.Read(p.screen())
-	p.launch("mail")
-	mail := m.Read(p.screen())
+	list := m.Read(p.Screen())
+	p.Tap("Ana Silva")
+	thread := m.Read(p.Screen())
+	p.Tap("compose_message_text")
+	focused := m.Read(p.Screen())
+	p.Type("Hello")
+	typed := m.Read(p.Screen())
+	p.Tap("send_message_button")
+	sent := m.Read(p.Screen())
+	p.Key(sdk.KeyBack) // the keyboard
+	p.Key(sdk.KeyBack) // the thread
+	back := m.Read(p.Screen())
+	p.Launch("mail")
+	mail := m.Read(p.Screen())
 
 	ref := func(v *View, text string) int { return node(t, v, text).Ref }
 	field := ref(typed, "Text message")
@@ -102,19 +103,19 @@ func TestDiff(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	p := newPhone(t, android)
+	p := simtest.NewPhone(t, android)
 	m := NewModel()
-	locked := m.Read(p.screen())
-	p.unlock()
-	home := m.Read(p.screen())
-	p.launch("messages")
-	p.tap("Ben Okafor")
-	p.tap("compose_message_text")
-	before := m.Read(p.screen())
-	p.typeText("Yes!")
-	after := m.Read(p.screen())
-	p.launch("notes")
-	notes := m.Read(p.screen())
+	locked := m.Read(p.Screen())
+	p.Unlock()
+	home := m.Read(p.Screen())
+	p.Launch("messages")
+	p.Tap("Ben Okafor")
+	p.Tap("compose_message_text")
+	before := m.Read(p.Screen())
+	p.Type("Yes!")
+	after := m.Read(p.Screen())
+	p.Launch("notes")
+	notes := m.Read(p.Screen())
 
 	tests := []struct {
 		name       string

@@ -1,89 +1,25 @@
 package screen
 
 import (
-	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 const (
-	android = "sim-android-1"
-	ios     = "sim-ios-1"
+	android = simtest.Android
+	ios     = simtest.IOS
 )
 
 // fixtureDir holds real captured dumps (see its SOURCES.md).
 const fixtureDir = "../../drivers/dump/testdata"
-
-var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") == "1", "rewrite golden files")
-
-// phone is a virtual phone of the default world driven by a test.
-type phone struct {
-	t  testing.TB
-	d  *sim.Driver
-	id string
-}
-
-func newPhone(t testing.TB, id string) *phone {
-	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	return &phone{t: t, d: d, id: id}
-}
-
-func (p *phone) screen() *sdk.Screen {
-	p.t.Helper()
-	s, err := p.d.Screen(context.Background(), p.id, 0)
-	if err != nil {
-		p.t.Fatalf("Screen: %v", err)
-	}
-	return s
-}
-
-func (p *phone) act(a sdk.Action) {
-	p.t.Helper()
-	if _, err := p.d.Act(context.Background(), p.id, a); err != nil {
-		p.t.Fatalf("Act(%+v): %v", a, err)
-	}
-}
-
-func (p *phone) unlock() {
-	p.t.Helper()
-	if err := p.d.Unlock(context.Background(), p.id, "1234"); err != nil {
-		p.t.Fatal(err)
-	}
-}
-
-func (p *phone) launch(app string) { p.act(sdk.Action{Kind: sdk.ActLaunch, AppID: app}) }
-
-func (p *phone) typeText(s string) { p.act(sdk.Action{Kind: sdk.ActType, Text: s}) }
-
-func (p *phone) key(k sdk.Key) { p.act(sdk.Action{Kind: sdk.ActKey, Key: k}) }
-
-// tap taps the first element whose text or description is what, or whose
-// resource id ends with what.
-func (p *phone) tap(what string) {
-	p.t.Helper()
-	for _, e := range p.screen().Elements {
-		if e.Text == what || e.ContentDescription == what || (e.ResourceID != "" && strings.HasSuffix(e.ResourceID, what)) {
-			p.act(sdk.Action{Kind: sdk.ActTap, Point: e.Bounds.Center()})
-			return
-		}
-	}
-	p.t.Fatalf("tap %q: not on screen", what)
-}
 
 // fixtures lists the real captured dumps.
 func fixtures(t testing.TB) []string {
@@ -128,23 +64,7 @@ func isUIAutomator(data []byte) bool { return strings.Contains(string(data), "<h
 // golden compares got with testdata/name.golden; UPDATE_GOLDEN=1 rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run with UPDATE_GOLDEN=1 to create it)", path, err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 // flatElement is one element of the naive form an agent could be given: a

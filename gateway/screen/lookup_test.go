@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // dialogScreen has three OK buttons, an "OK Google" text and a list.
@@ -100,11 +101,11 @@ func TestByTextCandidatesCapped(t *testing.T) {
 }
 
 func TestByTextOnSim(t *testing.T) {
-	p := newPhone(t, ios)
-	p.unlock()
-	p.launch("messages")
-	p.tap("Mum")
-	v := NewModel().Read(p.screen())
+	p := simtest.NewPhone(t, ios)
+	p.Unlock()
+	p.Launch("messages")
+	p.Tap("Mum")
+	v := NewModel().Read(p.Screen())
 	send := node(t, v, "send sms") // the description matches too
 	if send.Role != RoleButton || send.Label != "Send" {
 		t.Errorf("got %s; want the Send button", send.line())
@@ -151,12 +152,12 @@ func TestByPoint(t *testing.T) {
 }
 
 func TestSame(t *testing.T) {
-	p := newPhone(t, android)
-	p.unlock()
-	p.launch("messages")
-	p.tap("Ben Okafor")
-	p.tap("compose_message_text")
-	a, b := p.screen(), p.screen()
+	p := simtest.NewPhone(t, android)
+	p.Unlock()
+	p.Launch("messages")
+	p.Tap("Ben Okafor")
+	p.Tap("compose_message_text")
+	a, b := p.Screen(), p.Screen()
 	renumbered := *b
 	renumbered.Elements = append([]sdk.Element(nil), b.Elements...)
 	for i := range renumbered.Elements {
@@ -165,8 +166,8 @@ func TestSame(t *testing.T) {
 			renumbered.Elements[i].ParentID += 100
 		}
 	}
-	p.typeText("x")
-	c := p.screen()
+	p.Type("x")
+	c := p.Screen()
 
 	tests := []struct {
 		name string

@@ -7,31 +7,32 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 func TestRefsStableAcrossReads(t *testing.T) {
 	tests := []struct {
 		name  string
 		id    string
-		setup func(p *phone)
+		setup func(p *simtest.Phone)
 	}{
-		{"lock screen", android, func(p *phone) {}},
-		{"launcher", android, func(p *phone) { p.unlock() }},
-		{"messages", ios, func(p *phone) { p.unlock(); p.launch("messages") }},
-		{"thread with keyboard", android, func(p *phone) {
-			p.unlock()
-			p.launch("messages")
-			p.tap("Ana Silva")
-			p.tap("compose_message_text")
+		{"lock screen", android, func(p *simtest.Phone) {}},
+		{"launcher", android, func(p *simtest.Phone) { p.Unlock() }},
+		{"messages", ios, func(p *simtest.Phone) { p.Unlock(); p.Launch("messages") }},
+		{"thread with keyboard", android, func(p *simtest.Phone) {
+			p.Unlock()
+			p.Launch("messages")
+			p.Tap("Ana Silva")
+			p.Tap("compose_message_text")
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPhone(t, tt.id)
+			p := simtest.NewPhone(t, tt.id)
 			tt.setup(p)
 			m := NewModel()
-			first := m.Read(p.screen())
-			second := m.Read(p.screen())
+			first := m.Read(p.Screen())
+			second := m.Read(p.Screen())
 			if len(first.Nodes) == 0 {
 				t.Fatal("got no nodes; want some")
 			}
@@ -46,13 +47,13 @@ func TestRefsStableAcrossReads(t *testing.T) {
 }
 
 func TestRefsAfterScroll(t *testing.T) {
-	p := newPhone(t, android)
-	p.unlock()
-	p.launch("settings")
+	p := simtest.NewPhone(t, android)
+	p.Unlock()
+	p.Launch("settings")
 	m := NewModel()
-	before := m.Read(p.screen())
-	p.act(sdk.Action{Kind: sdk.ActScroll, Direction: sdk.ScrollDown})
-	after := m.Read(p.screen())
+	before := m.Read(p.Screen())
+	p.Act(sdk.Action{Kind: sdk.ActScroll, Direction: sdk.ScrollDown})
+	after := m.Read(p.Screen())
 
 	maxBefore := 0
 	for _, n := range before.Nodes {
@@ -77,8 +78,8 @@ func TestRefsAfterScroll(t *testing.T) {
 		t.Errorf("got %d kept and %d new nodes; want at least 4 of each:\n%s\n%s", kept, added, before.Text(), after.Text())
 	}
 	// Scrolling back shows the first items again under their old refs.
-	p.act(sdk.Action{Kind: sdk.ActScroll, Direction: sdk.ScrollUp})
-	back := m.Read(p.screen())
+	p.Act(sdk.Action{Kind: sdk.ActScroll, Direction: sdk.ScrollUp})
+	back := m.Read(p.Screen())
 	if got, want := node(t, back, "Wi-Fi").Ref, node(t, before, "Wi-Fi").Ref; got != want {
 		t.Errorf("Wi-Fi after scrolling back: got ref %d; want %d", got, want)
 	}
@@ -87,15 +88,15 @@ func TestRefsAfterScroll(t *testing.T) {
 func TestRefAfterTyping(t *testing.T) {
 	for _, id := range []string{android, ios} {
 		t.Run(id, func(t *testing.T) {
-			p := newPhone(t, id)
-			p.unlock()
-			p.launch("messages")
-			p.tap("Ben Okafor")
-			p.tap("compose_message_text")
+			p := simtest.NewPhone(t, id)
+			p.Unlock()
+			p.Launch("messages")
+			p.Tap("Ben Okafor")
+			p.Tap("compose_message_text")
 			m := NewModel()
-			before := node(t, m.Read(p.screen()), "Text message")
-			p.typeText("See you at 8")
-			after := m.Read(p.screen())
+			before := node(t, m.Read(p.Screen()), "Text message")
+			p.Type("See you at 8")
+			after := m.Read(p.Screen())
 			got := node(t, after, "See you at 8")
 			if got.Ref != before.Ref {
 				t.Errorf("field after typing: got ref %d; want %d", got.Ref, before.Ref)
@@ -111,13 +112,13 @@ func TestRefAfterTyping(t *testing.T) {
 // ref is either one seen before for the same kind of element, or new and
 // larger than every ref handed out so far.
 func TestRefsNeverReused(t *testing.T) {
-	p := newPhone(t, android)
+	p := simtest.NewPhone(t, android)
 	m := NewModel()
 	seen := map[int]Role{}
 	top := 0
 	check := func(step string) {
 		t.Helper()
-		v := m.Read(p.screen())
+		v := m.Read(p.Screen())
 		inView := map[int]bool{}
 		newTop := top
 		for _, n := range v.Nodes {
@@ -143,26 +144,26 @@ func TestRefsNeverReused(t *testing.T) {
 		top = newTop
 	}
 	check("locked")
-	p.unlock()
+	p.Unlock()
 	check("launcher")
 	for _, app := range []string{"messages", "mail", "settings", "messages"} {
-		p.launch(app)
+		p.Launch(app)
 		check(app)
-		p.key(sdk.KeyHome)
+		p.Key(sdk.KeyHome)
 		check("home")
 	}
-	p.launch("messages")
-	p.tap("Mum")
+	p.Launch("messages")
+	p.Tap("Mum")
 	check("thread")
-	p.key(sdk.KeyBack)
+	p.Key(sdk.KeyBack)
 	check("back")
 }
 
 func TestReadConcurrently(t *testing.T) {
-	p := newPhone(t, android)
-	p.unlock()
-	p.launch("messages")
-	s := p.screen()
+	p := simtest.NewPhone(t, android)
+	p.Unlock()
+	p.Launch("messages")
+	s := p.Screen()
 	m := NewModel()
 	want := m.Read(s).Text()
 	var wg sync.WaitGroup

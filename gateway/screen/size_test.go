@@ -2,6 +2,8 @@ package screen
 
 import (
 	"testing"
+
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // TestSize holds the compact text to its budget: at most a third of a flat
@@ -22,9 +24,9 @@ func TestSize(t *testing.T) {
 	}
 	for _, tt := range simScreens {
 		t.Run("sim-"+tt.name, func(t *testing.T) {
-			p := newPhone(t, tt.id)
+			p := simtest.NewPhone(t, tt.id)
 			tt.setup(p)
-			s := p.screen()
+			s := p.Screen()
 			text := len(NewModel().Read(s).Text())
 			if flat := len(flatJSON(t, s)); text*3 > flat {
 				t.Errorf("compact text %d bytes; want at most a third of the flat JSON (%d bytes)", text, flat)

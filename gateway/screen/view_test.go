@@ -7,54 +7,55 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // simScreens are the virtual phone's screens kept as golden files.
 var simScreens = []struct {
 	name  string
 	id    string
-	setup func(p *phone)
+	setup func(p *simtest.Phone)
 }{
-	{"lock", android, func(p *phone) {}},
-	{"launcher", android, func(p *phone) { p.unlock() }},
-	{"messages-thread-keyboard", android, func(p *phone) {
-		p.unlock()
-		p.launch("messages")
-		p.tap("Ana Silva")
-		p.tap("compose_message_text")
-		p.typeText("On my way")
+	{"lock", android, func(p *simtest.Phone) {}},
+	{"launcher", android, func(p *simtest.Phone) { p.Unlock() }},
+	{"messages-thread-keyboard", android, func(p *simtest.Phone) {
+		p.Unlock()
+		p.Launch("messages")
+		p.Tap("Ana Silva")
+		p.Tap("compose_message_text")
+		p.Type("On my way")
 	}},
-	{"bank-login-password", android, func(p *phone) {
-		p.unlock()
-		p.launch("bank")
-		p.tap("username")
-		p.typeText("ana")
-		p.tap("password")
-		p.typeText("s3cret-PIN")
+	{"bank-login-password", android, func(p *simtest.Phone) {
+		p.Unlock()
+		p.Launch("bank")
+		p.Tap("username")
+		p.Type("ana")
+		p.Tap("password")
+		p.Type("s3cret-PIN")
 	}},
-	{"settings", android, func(p *phone) { p.unlock(); p.launch("settings") }},
-	{"shop-confirm-dialog", android, func(p *phone) {
-		p.unlock()
-		p.launch("shop")
-		p.tap("add_to_cart")
-		p.tap("place_order")
+	{"settings", android, func(p *simtest.Phone) { p.Unlock(); p.Launch("settings") }},
+	{"shop-confirm-dialog", android, func(p *simtest.Phone) {
+		p.Unlock()
+		p.Launch("shop")
+		p.Tap("add_to_cart")
+		p.Tap("place_order")
 	}},
-	{"ios-lock", ios, func(p *phone) {}},
-	{"ios-messages", ios, func(p *phone) { p.unlock(); p.launch("messages") }},
-	{"ios-bank-login-password", ios, func(p *phone) {
-		p.unlock()
-		p.launch("bank")
-		p.tap("password")
-		p.typeText("s3cret-PIN")
+	{"ios-lock", ios, func(p *simtest.Phone) {}},
+	{"ios-messages", ios, func(p *simtest.Phone) { p.Unlock(); p.Launch("messages") }},
+	{"ios-bank-login-password", ios, func(p *simtest.Phone) {
+		p.Unlock()
+		p.Launch("bank")
+		p.Tap("password")
+		p.Type("s3cret-PIN")
 	}},
 }
 
 func TestGoldenSim(t *testing.T) {
 	for _, tt := range simScreens {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPhone(t, tt.id)
+			p := simtest.NewPhone(t, tt.id)
 			tt.setup(p)
-			golden(t, "sim-"+tt.name, NewModel().Read(p.screen()).Text())
+			golden(t, "sim-"+tt.name, NewModel().Read(p.Screen()).Text())
 		})
 	}
 }
@@ -69,16 +70,16 @@ func TestGoldenFixtures(t *testing.T) {
 }
 
 func TestLockScreen(t *testing.T) {
-	p := newPhone(t, android)
-	v := NewModel().Read(p.screen())
+	p := simtest.NewPhone(t, android)
+	v := NewModel().Read(p.Screen())
 	text := v.Text()
 	for _, want := range []string{"LOCKED", "Enter PIN", `button "5"`, `button "OK"`, "password (focused)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("lock screen: got %q; want it to contain %q", text, want)
 		}
 	}
-	p.key(sdk.KeyPower)
-	if got, want := NewModel().Read(p.screen()).Text(), "screen off · locked\n"; got != want {
+	p.Key(sdk.KeyPower)
+	if got, want := NewModel().Read(p.Screen()).Text(), "screen off · locked\n"; got != want {
 		t.Errorf("screen off: got %q; want %q", got, want)
 	}
 }
@@ -96,17 +97,17 @@ func TestPasswordNeverShown(t *testing.T) {
 			{ID: 4, ParentID: 3, Class: "android.widget.EditText", Text: secret, Password: true, Bounds: sdk.Rect{Top: 300, Right: 1000, Bottom: 400}, Visible: true, Enabled: true},
 		},
 	}
-	p := newPhone(t, android)
-	p.unlock()
-	p.launch("bank")
-	p.tap("password")
-	p.typeText(secret)
+	p := simtest.NewPhone(t, android)
+	p.Unlock()
+	p.Launch("bank")
+	p.Tap("password")
+	p.Type(secret)
 	tests := []struct {
 		name string
 		s    *sdk.Screen
 	}{
 		{"handmade", handmade},
-		{"sim bank login", p.screen()},
+		{"sim bank login", p.Screen()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
