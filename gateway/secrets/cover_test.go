@@ -188,14 +188,14 @@ func TestCoverEdges(t *testing.T) {
 // TestCoverSimScreenshot covers what MaskScreen found on a real screenshot
 // of the virtual phone's notification shade, taken scaled down.
 func TestCoverSimScreenshot(t *testing.T) {
-	d, _, _ := bankPhone(t)
-	act(t, d, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: 540, Y: 10}, To: sdk.Point{X: 540, Y: 1200}})
-	s := screen(t, d)
+	p, _, _ := bankPhone(t)
+	p.Act(sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: 540, Y: 10}, To: sdk.Point{X: 540, Y: 1200}})
+	s := p.Screen()
 	_, boxes := MaskScreen(s, Options{})
 	if len(boxes) == 0 {
 		t.Fatal("no boxes for the shade with a code")
 	}
-	shot, err := d.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: android, Format: sdk.FormatJPEG, MaxSide: 1200})
+	shot, err := p.Driver.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: android, Format: sdk.FormatJPEG, MaxSide: 1200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,25 +9,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // salary is the blocked Bank's notification of issue 12, item 6.
 const salary = "Salary received +$1,850.00, balance $4,281.08"
 
-// simWith starts the default world with more notifications on
-// sim-android-1 (and the same on sim-ios-1).
-func simWith(t *testing.T, notes ...sim.NotifySpec) *sim.Driver {
-	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range w.Phones {
-		p.Notifications = append(p.Notifications, notes...)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	return d
+// withNotes gives every phone of the default world more notifications.
+func withNotes(notes ...sim.NotifySpec) simtest.Option {
+	return simtest.Edit(func(w *sim.World) {
+		for _, p := range w.Phones {
+			p.Notifications = append(p.Notifications, notes...)
+		}
+	})
 }
 
 func hideBank(n Notice) bool { return n.App == "Bank" }
@@ -53,7 +48,7 @@ func leaks(s *sdk.Screen, secrets ...string) string {
 func TestHideNotifications(t *testing.T) {
 	ctx := context.Background()
 	for _, dev := range []string{android, "sim-ios-1"} {
-		d := simWith(t, sim.NotifySpec{App: "bank", Title: "Bank", Text: salary})
+		d := simtest.New(t, withNotes(sim.NotifySpec{App: "bank", Title: "Bank", Text: salary}))
 		surfaces := []struct {
 			name string
 			open func(t *testing.T)
@@ -102,18 +97,11 @@ func TestHideNotifications(t *testing.T) {
 	}
 
 	t.Run("heads-up", func(t *testing.T) {
-		d := simWith(t, sim.NotifySpec{App: "bank", Title: "Bank", Text: salary, After: 300 * time.Millisecond})
-		if err := d.Unlock(ctx, android, "1234"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.keep"}); err != nil {
-			t.Fatal(err)
-		}
+		p := simtest.NewPhone(t, android, withNotes(sim.NotifySpec{App: "bank", Title: "Bank", Text: salary, After: 300 * time.Millisecond}),
+			simtest.Unlocked(android))
+		p.Launch("com.google.android.keep")
 		var s *sdk.Screen
-		deadline := time.Now().Add(3 * time.Second)
-		for s = screen(t, d); leaks(s, "Salary") == "" && time.Now().Before(deadline); s = screen(t, d) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Poll(3*time.Second, func() bool { s = p.Screen(); return leaks(s, "Salary") != "" })
 		if leaks(s, "Salary") == "" {
 			t.Fatal("no heads-up banner came")
 		}

@@ -1,13 +1,13 @@
 package secrets
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 func TestRecall(t *testing.T) {
@@ -97,23 +97,19 @@ func TestRecallKeepsNoCode(t *testing.T) {
 // it. The Authenticator's screen (blocked: read, never shown) teaches the
 // phone's Recall; the note is masked like the code, and covered.
 func TestPastedCode(t *testing.T) {
-	ctx := context.Background()
-	d := simWith(t)
-	if err := d.Unlock(ctx, android, "1234"); err != nil {
-		t.Fatal(err)
-	}
+	p := simtest.NewPhone(t, android, simtest.Unlocked(android))
 	recall := NewRecall(10 * time.Minute)
-	act(t, d, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.apps.authenticator2"})
-	MaskScreen(screen(t, d), Options{AllCodes: true, Recall: recall})
-	tapOn(t, d, "305 118") // copies the code
-	act(t, d, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.keep"})
-	tapOn(t, d, "New note")
-	note, ok := find(screen(t, d), "edit_note_text")
+	p.Launch("com.google.android.apps.authenticator2")
+	MaskScreen(p.Screen(), Options{AllCodes: true, Recall: recall})
+	p.Tap("305 118") // copies the code
+	p.Launch("com.google.android.keep")
+	p.Tap("New note")
+	note, ok := simtest.Find(p.Screen(), "edit_note_text")
 	if !ok {
 		t.Fatal("no note field")
 	}
-	act(t, d, sdk.Action{Kind: sdk.ActLongPress, Point: note.Bounds.Center()})
-	s := screen(t, d)
+	p.Act(sdk.Action{Kind: sdk.ActLongPress, Point: note.Bounds.Center()})
+	s := p.Screen()
 	if !holds(s, "305 118") {
 		t.Fatal("the paste did not put the code in the note")
 	}
@@ -125,7 +121,7 @@ func TestPastedCode(t *testing.T) {
 	if holds(out, "305 118") || holds(out, "305118") {
 		t.Errorf("masked note holds the code")
 	}
-	field, _ := find(s, "edit_note_text")
+	field, _ := simtest.Find(s, "edit_note_text")
 	if !covered(boxes, field.Bounds) {
 		t.Errorf("boxes %v: the note %v is not covered", boxes, field.Bounds)
 	}

@@ -8,7 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 const (
@@ -18,77 +19,33 @@ const (
 )
 
 // bankPhone signs in to the virtual Bank app up to its code screen and
-// returns the driver, the sign-in screen with the password typed, and the
+// returns the phone, the sign-in screen with the password typed, and the
 // notification that carries the code.
-func bankPhone(t *testing.T) (*sim.Driver, *sdk.Screen, sdk.Notification) {
+func bankPhone(t *testing.T) (*simtest.Phone, *sdk.Screen, sdk.Notification) {
 	t.Helper()
-	ctx := context.Background()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	if err := d.Unlock(ctx, android, "1234"); err != nil {
-		t.Fatal(err)
-	}
-	act(t, d, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.pinky.sim.bank"})
-	tapOn(t, d, "username")
-	act(t, d, sdk.Action{Kind: sdk.ActType, Text: "ana"})
-	tapOn(t, d, "password")
-	act(t, d, sdk.Action{Kind: sdk.ActType, Text: password})
-	login := screen(t, d)
-	act(t, d, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyEnter})
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		ns, err := d.ListNotifications(ctx, android)
+	p := simtest.NewPhone(t, android, simtest.Unlocked(android))
+	p.Launch("com.pinky.sim.bank")
+	p.Tap("username")
+	p.Type("ana")
+	p.Tap("password")
+	p.Type(password)
+	login := p.Screen()
+	p.Key(sdk.KeyEnter)
+	var note sdk.Notification
+	testkit.WaitWithin(t, 3*time.Second, "the code's notification", func() bool {
+		ns, err := p.Driver.ListNotifications(context.Background(), android)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, n := range ns {
 			if strings.Contains(n.Text, code) {
-				return d, login, n
+				note = n
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("the code's notification never came")
-	return nil, nil, sdk.Notification{}
-}
-
-func screen(t *testing.T, d *sim.Driver) *sdk.Screen {
-	t.Helper()
-	s, err := d.Screen(context.Background(), android, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func act(t *testing.T, d *sim.Driver, a sdk.Action) {
-	t.Helper()
-	if _, err := d.Act(context.Background(), android, a); err != nil {
-		t.Fatalf("Act(%+v): %v", a, err)
-	}
-}
-
-func tapOn(t *testing.T, d *sim.Driver, what string) {
-	t.Helper()
-	e, ok := find(screen(t, d), what)
-	if !ok {
-		t.Fatalf("tap %q: no such element", what)
-	}
-	act(t, d, sdk.Action{Kind: sdk.ActTap, Point: e.Bounds.Center()})
-}
-
-// find returns the first element whose text or resource id is want.
-func find(s *sdk.Screen, want string) (sdk.Element, bool) {
-	for _, e := range s.Elements {
-		if e.Text == want || e.ResourceID == want || strings.HasSuffix(e.ResourceID, ":id/"+want) {
-			return e, true
-		}
-	}
-	return sdk.Element{}, false
+		return false
+	})
+	return p, login, note
 }
 
 // holds reports whether any text of s holds secret.
@@ -131,7 +88,7 @@ func covered(boxes []sdk.Rect, r sdk.Rect) bool {
 }
 
 func TestMaskSimBank(t *testing.T) {
-	d, login, note := bankPhone(t)
+	p, login, note := bankPhone(t)
 	ctx := context.Background()
 
 	t.Run("password field", func(t *testing.T) {
@@ -156,7 +113,7 @@ func TestMaskSimBank(t *testing.T) {
 			if !covered(boxes, field.Bounds) {
 				t.Errorf("boxes %v: password field %v not covered", boxes, field.Bounds)
 			}
-			if e, _ := find(out, "username"); e.Text != "ana" {
+			if e, _ := simtest.Find(out, "username"); e.Text != "ana" {
 				t.Errorf("username: got %q; want %q left alone", e.Text, "ana")
 			}
 		}
@@ -173,8 +130,8 @@ func TestMaskSimBank(t *testing.T) {
 	})
 
 	t.Run("shade", func(t *testing.T) {
-		act(t, d, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: 540, Y: 10}, To: sdk.Point{X: 540, Y: 1200}})
-		s := screen(t, d)
+		p.Act(sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: 540, Y: 10}, To: sdk.Point{X: 540, Y: 1200}})
+		s := p.Screen()
 		if !holds(s, code) {
 			t.Fatal("shade: the code is not on the screen to begin with")
 		}
@@ -187,14 +144,14 @@ func TestMaskSimBank(t *testing.T) {
 				t.Errorf("boxes %v: element %d %q at %v not covered", boxes, e.ID, e.Text, e.Bounds)
 			}
 		}
-		act(t, d, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
+		p.Key(sdk.KeyBack)
 	})
 
 	t.Run("code field", func(t *testing.T) {
-		tapOn(t, d, "otp")
-		act(t, d, sdk.Action{Kind: sdk.ActType, Text: code})
-		s := screen(t, d)
-		otp, ok := find(s, "otp")
+		p.Tap("otp")
+		p.Type(code)
+		s := p.Screen()
+		otp, ok := simtest.Find(s, "otp")
 		if !ok || otp.Text != code {
 			t.Fatalf("otp field: got %+v; want it to hold %s", otp, code)
 		}
@@ -205,13 +162,13 @@ func TestMaskSimBank(t *testing.T) {
 		if !covered(boxes, otp.Bounds) {
 			t.Errorf("boxes %v: code field %v not covered", boxes, otp.Bounds)
 		}
-		if e, _ := find(out, "otp"); e.Text != "••••••" || e.Hint != "6-digit code" {
+		if e, _ := simtest.Find(out, "otp"); e.Text != "••••••" || e.Hint != "6-digit code" {
 			t.Errorf("masked otp field: got text %q hint %q; want •••••• and the hint", e.Text, e.Hint)
 		}
 	})
 
 	t.Run("notification list", func(t *testing.T) {
-		ns, err := d.ListNotifications(ctx, android)
+		ns, err := p.Driver.ListNotifications(ctx, android)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,17 +181,9 @@ func TestMaskSimBank(t *testing.T) {
 }
 
 func TestMaskSimAuthenticator(t *testing.T) {
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	if err := d.Unlock(context.Background(), android, "1234"); err != nil {
-		t.Fatal(err)
-	}
-	act(t, d, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.google.android.apps.authenticator2"})
-	s := screen(t, d)
+	p := simtest.NewPhone(t, android, simtest.Unlocked(android))
+	p.Launch("com.google.android.apps.authenticator2")
+	s := p.Screen()
 	for _, opts := range []Options{{}, {AuthenticatorApp: true}} {
 		out, boxes := maskChecked(t, s, opts)
 		for _, c := range []string{"305 118", "771 042", "305118"} {
