@@ -9,38 +9,42 @@ import (
 // devicePattern is a device id as the driver contract defines it.
 const devicePattern = `^[A-Za-z0-9._:-]{1,128}$`
 
-func deviceParam() param {
-	return patternParam("device", `The phone's id from phone_list, e.g. "sim-android-1".`, devicePattern, 128).req()
+// onDevice is the argument of every tool that works on one leased phone.
+type onDevice struct {
+	Device string `json:"device" desc:"The phone's id from phone_list, e.g. \"sim-android-1\"." check:"required,len=1..128" pattern:"{devicePattern}"`
 }
 
-// targetParams are the ways to aim at an element or a point: ref, or text
-// (with occurrence), or x and y. what names the thing aimed at; textName
-// is the name of the text argument ("text", or "field" where text is what
-// to type).
-func targetParams(what, textName string) []param {
-	return []param{
-		intParam("ref", "The "+what+"'s ref from the screen text: 12 for [12]. Refs stay the same across reads while the element stays on screen.", 1, 1_000_000),
-		stringParam(textName, "The "+what+"'s visible text or description, as quoted in the screen text, when you have no ref.", 1, 1024),
-		intParam("occurrence", "With "+textName+": which match to use, counting from 1 in reading order. Without it the "+textName+" must match exactly one element.", 1, 1000),
-		intParam("x", "With y: a point in screen pixels (the size on the app line, e.g. 1080x2400; not screenshot pixels). Use only when no ref or text names the "+what+".", 0, 100_000),
-		intParam("y", "With x: the point's vertical position in screen pixels.", 0, 100_000),
-	}
+// aim is how an action names the element or point it aims at: ref, or
+// text (with occurrence), or x and y. The what tag of the field that holds
+// it names the thing aimed at.
+type aim struct {
+	Ref        *int    `json:"ref" desc:"The {what}'s ref from the screen text: 12 for [12]. Refs stay the same across reads while the element stays on screen." check:"range=1..1000000"`
+	Text       *string `json:"text" desc:"The {what}'s visible text or description, as quoted in the screen text, when you have no ref." check:"len=1..1024"`
+	Occurrence *int    `json:"occurrence" desc:"With text: which match to use, counting from 1 in reading order. Without it the text must match exactly one element." check:"range=1..1000"`
+	X          *int    `json:"x" desc:"With y: a point in screen pixels (the size on the app line, e.g. 1080x2400; not screenshot pixels). Use only when no ref or text names the {what}." check:"range=0..100000"`
+	Y          *int    `json:"y" desc:"With x: the point's vertical position in screen pixels." check:"range=0..100000"`
 }
 
-// targetArgs is the typed form of targetParams.
-type targetArgs struct {
-	Ref        *int    `json:"ref"`
-	Text       *string `json:"text"`
-	Occurrence *int    `json:"occurrence"`
-	X          *int    `json:"x"`
-	Y          *int    `json:"y"`
+// fieldAim is aim for phone_type, whose text is what to type: the field
+// is named by its text or hint in field.
+type fieldAim struct {
+	Ref        *int    `json:"ref" desc:"The field's ref from the screen text: 12 for [12]. Refs stay the same across reads while the element stays on screen." check:"range=1..1000000"`
+	Field      *string `json:"field" desc:"The field's visible text or description, as quoted in the screen text, when you have no ref." check:"len=1..1024"`
+	Occurrence *int    `json:"occurrence" desc:"With field: which match to use, counting from 1 in reading order. Without it the field must match exactly one element." check:"range=1..1000"`
+	X          *int    `json:"x" desc:"With y: a point in screen pixels (the size on the app line, e.g. 1080x2400; not screenshot pixels). Use only when no ref or text names the field." check:"range=0..100000"`
+	Y          *int    `json:"y" desc:"With x: the point's vertical position in screen pixels." check:"range=0..100000"`
+}
+
+// target is the field the arguments name, if any.
+func (f fieldAim) target() (agent.Target, bool, error) {
+	return aim{Ref: f.Ref, Text: f.Field, Occurrence: f.Occurrence, X: f.X, Y: f.Y}.target("", "field", false)
 }
 
 // target returns the agent.Target the arguments name, and false when they
 // name none. Exactly one of ref, text and the point x,y may be given.
 // prefix names the fields in errors ("" or "from."), and textName the text
 // argument.
-func (a targetArgs) target(prefix, textName string, required bool) (agent.Target, bool, error) {
+func (a aim) target(prefix, textName string, required bool) (agent.Target, bool, error) {
 	n := 0
 	if a.Ref != nil {
 		n++

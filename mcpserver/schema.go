@@ -14,7 +14,9 @@ import (
 
 // param describes one argument of a tool. The same description produces
 // the JSON schema a client sees and checks the arguments a call brings, so
-// the two cannot drift apart.
+// the two cannot drift apart. A tool's arguments get theirs from its
+// argument struct (args.go); the constructors below describe the fields
+// of output schemas.
 type param struct {
 	name     string
 	typ      string // string, integer, boolean, array, object
@@ -37,14 +39,8 @@ type param struct {
 
 func (p param) req() param { p.required = true; return p }
 
-func (p param) withDefault(v any) param { p.def = v; return p }
-
 func stringParam(name, desc string, minLen, maxLen int) param {
 	return param{name: name, typ: "string", desc: desc, minLen: minLen, maxLen: maxLen}
-}
-
-func intParam(name, desc string, lo, hi int64) param {
-	return param{name: name, typ: "integer", desc: desc, min: &lo, max: &hi}
 }
 
 func boolParam(name, desc string) param {
@@ -53,10 +49,6 @@ func boolParam(name, desc string) param {
 
 func enumParam(name, desc string, values ...string) param {
 	return param{name: name, typ: "string", desc: desc, enum: values}
-}
-
-func patternParam(name, desc, pattern string, maxLen int) param {
-	return param{name: name, typ: "string", desc: desc, pattern: regexp.MustCompile(pattern), minLen: 1, maxLen: maxLen}
 }
 
 func arrayParam(name, desc string, items param, maxItems int) param {

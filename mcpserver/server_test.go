@@ -303,7 +303,7 @@ func TestConcurrentStreams(t *testing.T) {
 	close(release)
 	wg.Wait()
 	for i, f := range fakes {
-		want := []fakeCall{{Method: "Act", Device: "sim-android-1", Arg: agent.Action{Kind: "launch", App: fmt.Sprintf("app-%d", i)}}}
+		want := []fakeCall{{Method: "Act", Device: "sim-android-1", Arg: agent.Action{Tool: "phone_launch", Kind: "launch", App: fmt.Sprintf("app-%d", i)}}}
 		if diff := cmp.Diff(want, f.Calls()); diff != "" {
 			t.Errorf("session %d calls (-want +got):\n%s", i, diff)
 		}

@@ -44,26 +44,14 @@ func (t Tool) ReadOnly() bool {
 	return t.Def.Annotations.ReadOnlyHint != nil && *t.Def.Annotations.ReadOnlyHint
 }
 
-// runFunc runs one checked call.
-type runFunc func(ctx context.Context, c *call) (*mcp.CallToolResult, error)
+// runFunc runs one call whose arguments passed checkArgs.
+type runFunc func(ctx context.Context, c *call, args map[string]any) (*mcp.CallToolResult, error)
 
-// call is one tool call whose arguments passed checkArgs.
+// call is one tool call: the session it runs on and how it reports
+// progress.
 type call struct {
 	sess     Session
-	args     map[string]any
 	progress agent.Progress // nil when the client sent no progress token
-}
-
-// bind decodes the checked arguments into a typed struct.
-func (c *call) bind(v any) error {
-	b, err := json.Marshal(c.args)
-	if err != nil {
-		return fmt.Errorf("encode arguments: %w", err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("decode arguments: %w", err)
-	}
-	return nil
 }
 
 // AllTools is the inventory: every tool Pinky offers, sorted by name.
@@ -116,10 +104,9 @@ func Tools(readOnly bool) []Tool {
 	return out
 }
 
-// toolSpec is what each tool constructor fills in.
+// toolSpec is what each tool constructor fills in besides its arguments.
 type toolSpec struct {
 	name, title, desc string
-	params            []param
 	readOnly          bool
 	destructive       bool
 	idempotent        bool
@@ -127,15 +114,17 @@ type toolSpec struct {
 	output            mcp.ToolOutputSchema
 	codes             []agent.Code
 	maxBytes          int
-	run               runFunc
 }
 
-func newTool(s toolSpec) Tool {
+// newTool is the tool s describes, whose arguments are the struct A (see
+// args.go): run gets each call's arguments checked and decoded into it.
+func newTool[A any](s toolSpec, run func(ctx context.Context, c *call, a A) (*mcp.CallToolResult, error)) Tool {
+	params := paramsOf[A]()
 	def := mcp.Tool{
 		Name:        s.name,
 		Title:       s.title,
 		Description: s.desc,
-		InputSchema: inputSchema(s.params),
+		InputSchema: inputSchema(params),
 		Annotations: mcp.ToolAnnotation{
 			Title:           s.title,
 			ReadOnlyHint:    mcp.ToBoolPtr(s.readOnly),
@@ -145,7 +134,14 @@ func newTool(s toolSpec) Tool {
 		},
 		OutputSchema: s.output,
 	}
-	return Tool{Def: def, Codes: s.codes, params: s.params, maxBytes: s.maxBytes, run: s.run}
+	return Tool{Def: def, Codes: s.codes, params: params, maxBytes: s.maxBytes,
+		run: func(ctx context.Context, c *call, args map[string]any) (*mcp.CallToolResult, error) {
+			a, err := bind[A](args)
+			if err != nil {
+				return nil, err
+			}
+			return run(ctx, c, a)
+		}}
 }
 
 // Handler is the mcp-go handler of t: it checks the arguments, finds the
@@ -169,8 +165,8 @@ func (t Tool) Handler(sessions Sessions, log *slog.Logger) server.ToolHandlerFun
 		if err != nil {
 			return errorResult(ctx, log, t.Def.Name, err), nil
 		}
-		c := &call{sess: sess, args: args, progress: progressFor(ctx, req)}
-		out, err := t.run(ctx, c)
+		c := &call{sess: sess, progress: progressFor(ctx, req)}
+		out, err := t.run(ctx, c, args)
 		if err != nil {
 			return errorResult(ctx, log, t.Def.Name, err), nil
 		}

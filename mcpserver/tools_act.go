@@ -26,274 +26,274 @@ var Keys = []string{
 // ScrollDirections are the directions phone_scroll accepts.
 var ScrollDirections = []string{"down", "up", "left", "right"}
 
-// actTool is an acting tool: it builds an agent.Action from its arguments
-// and runs it through the Session's pipeline.
-func actTool(s toolSpec, build func(c *call) (device string, a agent.Action, err error)) Tool {
+// approvalArg is the argument every acting tool takes last.
+type approvalArg struct {
+	ApprovalID string `json:"approval_id" desc:"Only when repeating a call that answered approval_pending: the id it gave. Repeat the call exactly, with this added." check:"len=1..128"`
+}
+
+func (a approvalArg) approvalID() string { return a.ApprovalID }
+
+// actArgs are the arguments of an acting tool: they name the action and
+// the phone it is for.
+type actArgs interface {
+	action() (device string, a agent.Action, err error)
+	approvalID() string
+}
+
+// actTool is an acting tool: it builds an agent.Action from its arguments,
+// A, and runs it through the Session's pipeline. The action carries the
+// tool's name, which names its step in the history.
+func actTool[A actArgs](s toolSpec) Tool {
 	s.desc += afterAction
 	s.openWorld = true
 	s.output = observationOutput()
 	s.codes = actCodes
-	s.params = append(s.params, stringParam("approval_id",
-		"Only when repeating a call that answered approval_pending: the id it gave. Repeat the call exactly, with this added.", 1, 128))
-	s.run = func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-		device, a, err := build(c)
+	return newTool(s, func(ctx context.Context, c *call, args A) (*mcp.CallToolResult, error) {
+		device, a, err := args.action()
 		if err != nil {
 			return nil, err
 		}
-		a.ApprovalID, _ = c.args["approval_id"].(string)
+		a.Tool, a.ApprovalID = s.name, args.approvalID()
 		obs, err := c.sess.Act(ctx, device, a, c.progress)
 		if err != nil {
 			return nil, err
 		}
 		return observationResult(obs), nil
-	}
-	return newTool(s)
+	})
 }
 
 // PhoneTap taps an element or a point.
 func PhoneTap() Tool {
-	return actTool(toolSpec{
-		name:  "phone_tap",
+	return actTool[tapArgs](toolSpec{
+		name:  agent.ToolTap,
 		title: "Tap",
 		desc: "Tap an element: by ref from the screen text (best), by its text (with occurrence when several match), " +
 			"or at a point x,y when nothing else names it.",
-		params:      append([]param{deviceParam()}, targetParams("element", "text")...),
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			targetArgs
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		t, _, err := a.target("", "text", true)
-		return a.Device, agent.Action{Kind: "tap", Target: t}, err
 	})
+}
+
+// tapArgs are phone_tap's arguments.
+type tapArgs struct {
+	onDevice
+	aim
+	approvalArg
+}
+
+func (a tapArgs) action() (string, agent.Action, error) {
+	t, _, err := a.target("", "text", true)
+	return a.Device, agent.Action{Kind: "tap", Target: t}, err
 }
 
 // PhoneLongPress long-presses an element or a point.
 func PhoneLongPress() Tool {
-	return actTool(toolSpec{
-		name:  "phone_long_press",
-		title: "Long press",
-		desc:  "Touch and hold an element (by ref, text, or point), e.g. to open a context menu or select text.",
-		params: append(append([]param{deviceParam()}, targetParams("element", "text")...),
-			intParam("duration_ms", "How long to hold, in milliseconds; leave out for the platform's long press.", 0, maxPressMillis)),
+	return actTool[longPressArgs](toolSpec{
+		name:        agent.ToolLongPress,
+		title:       "Long press",
+		desc:        "Touch and hold an element (by ref, text, or point), e.g. to open a context menu or select text.",
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			targetArgs
-			DurationMS int `json:"duration_ms"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		t, _, err := a.target("", "text", true)
-		return a.Device, agent.Action{Kind: "long_press", Target: t, Duration: time.Duration(a.DurationMS) * time.Millisecond}, err
 	})
+}
+
+// longPressArgs are phone_long_press's arguments.
+type longPressArgs struct {
+	onDevice
+	aim
+	DurationMS int `json:"duration_ms" desc:"How long to hold, in milliseconds; leave out for the platform's long press." check:"range=0..{maxPressMillis}"`
+	approvalArg
+}
+
+func (a longPressArgs) action() (string, agent.Action, error) {
+	t, _, err := a.target("", "text", true)
+	return a.Device, agent.Action{Kind: "long_press", Target: t, Duration: time.Duration(a.DurationMS) * time.Millisecond}, err
 }
 
 // PhoneSwipe swipes from one place to another.
 func PhoneSwipe() Tool {
-	endpoint := func(name, what string) param {
-		return objectParam(name, what+": by ref, text (with occurrence), or point x,y.", targetParams("element", "text")...).req()
-	}
-	return actTool(toolSpec{
-		name:  "phone_swipe",
+	return actTool[swipeArgs](toolSpec{
+		name:  agent.ToolSwipe,
 		title: "Swipe",
 		desc: "Drag a finger from one place to another, e.g. to swipe a list item aside, drag a slider, or move an icon. " +
 			"To move through a list or page, use phone_scroll instead.",
-		params: []param{
-			deviceParam(),
-			endpoint("from", "Where the finger goes down"),
-			endpoint("to", "Where the finger lifts"),
-			intParam("duration_ms", "How long the swipe takes, in milliseconds; leave out for a quick swipe. Slow swipes drag.", 0, maxPressMillis),
-		},
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device     string     `json:"device"`
-			From       targetArgs `json:"from"`
-			To         targetArgs `json:"to"`
-			DurationMS int        `json:"duration_ms"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		from, _, err := a.From.target("from.", "text", true)
-		if err != nil {
-			return "", agent.Action{}, err
-		}
-		to, _, err := a.To.target("to.", "text", true)
-		if err != nil {
-			return "", agent.Action{}, err
-		}
-		return a.Device, agent.Action{Kind: "swipe", Target: from, To: to, Duration: time.Duration(a.DurationMS) * time.Millisecond}, nil
 	})
+}
+
+// swipeArgs are phone_swipe's arguments.
+type swipeArgs struct {
+	onDevice
+	From       aim `json:"from" desc:"Where the finger goes down: by ref, text (with occurrence), or point x,y." check:"required"`
+	To         aim `json:"to" desc:"Where the finger lifts: by ref, text (with occurrence), or point x,y." check:"required"`
+	DurationMS int `json:"duration_ms" desc:"How long the swipe takes, in milliseconds; leave out for a quick swipe. Slow swipes drag." check:"range=0..{maxPressMillis}"`
+	approvalArg
+}
+
+func (a swipeArgs) action() (string, agent.Action, error) {
+	from, _, err := a.From.target("from.", "text", true)
+	if err != nil {
+		return "", agent.Action{}, err
+	}
+	to, _, err := a.To.target("to.", "text", true)
+	if err != nil {
+		return "", agent.Action{}, err
+	}
+	return a.Device, agent.Action{Kind: "swipe", Target: from, To: to, Duration: time.Duration(a.DurationMS) * time.Millisecond}, nil
 }
 
 // PhoneScroll scrolls the screen or a container.
 func PhoneScroll() Tool {
-	return actTool(toolSpec{
-		name:  "phone_scroll",
+	return actTool[scrollArgs](toolSpec{
+		name:  agent.ToolScroll,
 		title: "Scroll",
 		desc: "Scroll to bring more content into view: down shows what is further down (the finger moves up). " +
 			"Scrolls the screen's main list, or the container you name by ref, text, or point. " +
 			"With until, keeps scrolling (a bounded number of times) until that text shows.",
-		params: append(append([]param{
-			deviceParam(),
-			enumParam("direction", "Which way to move through the content.", ScrollDirections...).req(),
-		}, targetParams("scrollable container", "text")...),
-			stringParam("until", "Keep scrolling until this text shows on the screen.", 1, 1024),
-		),
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device    string `json:"device"`
-			Direction string `json:"direction"`
-			targetArgs
-			Until string `json:"until"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		t, _, err := a.target("", "text", false)
-		return a.Device, agent.Action{Kind: "scroll", Direction: a.Direction, Target: t, Until: a.Until}, err
 	})
+}
+
+// scrollDirection is a direction phone_scroll accepts.
+type scrollDirection string
+
+func (scrollDirection) enum() []string { return ScrollDirections }
+
+// scrollArgs are phone_scroll's arguments.
+type scrollArgs struct {
+	onDevice
+	Direction scrollDirection `json:"direction" desc:"Which way to move through the content." check:"required"`
+	aim       `what:"scrollable container"`
+	Until     string `json:"until" desc:"Keep scrolling until this text shows on the screen." check:"len=1..1024"`
+	approvalArg
+}
+
+func (a scrollArgs) action() (string, agent.Action, error) {
+	t, _, err := a.target("", "text", false)
+	return a.Device, agent.Action{Kind: "scroll", Direction: string(a.Direction), Target: t, Until: a.Until}, err
 }
 
 // PhoneType types text.
 func PhoneType() Tool {
-	return actTool(toolSpec{
-		name:  "phone_type",
+	return actTool[typeArgs](toolSpec{
+		name:  agent.ToolType,
 		title: "Type text",
 		desc: "Type text into the focused field, or into the field you name by ref, field (its text or hint), or point (it is tapped first). " +
 			"replace clears the field first; submit presses the keyboard's action key (send, search, go) after typing. " +
 			"Never type passwords or one-time codes: ask the person with phone_ask_person.",
-		params: append(append([]param{
-			deviceParam(),
-			stringParam("text", "The text to type, up to 4096 characters. May be empty with replace, to clear the field.", 0, maxTypedText).req(),
-		}, targetParams("field", "field")...),
-			boolParam("replace", "Clear the field before typing.").withDefault(false),
-			boolParam("submit", "Press the keyboard's action key (send, search, go) after typing.").withDefault(false),
-		),
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device     string  `json:"device"`
-			Text       string  `json:"text"`
-			Ref        *int    `json:"ref"`
-			Field      *string `json:"field"`
-			Occurrence *int    `json:"occurrence"`
-			X          *int    `json:"x"`
-			Y          *int    `json:"y"`
-			Replace    bool    `json:"replace"`
-			Submit     bool    `json:"submit"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		if a.Text == "" && !a.Replace {
-			return "", agent.Action{}, badArg("text", "must not be empty (to clear a field, pass an empty text with replace: true)")
-		}
-		field := targetArgs{Ref: a.Ref, Text: a.Field, Occurrence: a.Occurrence, X: a.X, Y: a.Y}
-		t, _, err := field.target("", "field", false)
-		return a.Device, agent.Action{Kind: "type", Target: t, Text: a.Text, Replace: a.Replace, Submit: a.Submit}, err
 	})
+}
+
+// typeArgs are phone_type's arguments.
+type typeArgs struct {
+	onDevice
+	Text string `json:"text" desc:"The text to type, up to 4096 characters. May be empty with replace, to clear the field." check:"required,len=0..{maxTypedText}"`
+	fieldAim
+	Replace bool `json:"replace" desc:"Clear the field before typing." default:"false"`
+	Submit  bool `json:"submit" desc:"Press the keyboard's action key (send, search, go) after typing." default:"false"`
+	approvalArg
+}
+
+func (a typeArgs) action() (string, agent.Action, error) {
+	if a.Text == "" && !a.Replace {
+		return "", agent.Action{}, badArg("text", "must not be empty (to clear a field, pass an empty text with replace: true)")
+	}
+	t, _, err := a.target()
+	return a.Device, agent.Action{Kind: "type", Target: t, Text: a.Text, Replace: a.Replace, Submit: a.Submit}, err
 }
 
 // PhoneKey presses a named key.
 func PhoneKey() Tool {
-	return actTool(toolSpec{
-		name:  "phone_key",
+	return actTool[keyArgs](toolSpec{
+		name:  agent.ToolKey,
 		title: "Press a key",
 		desc: "Press a key: back (leave a screen or close the keyboard), home, recents (the app switcher), enter, delete " +
 			"(backspace), and the rest of the list; dpad keys move the focus on TVs and in some apps.",
-		params: []param{
-			deviceParam(),
-			enumParam("key", "The key to press.", Keys...).req(),
-		},
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			Key    string `json:"key"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		return a.Device, agent.Action{Kind: "key", Key: a.Key}, nil
 	})
 }
 
-func appParam(desc string) param {
-	return stringParam("app", desc, 1, 256).req()
+// keyName is a key phone_key accepts.
+type keyName string
+
+func (keyName) enum() []string { return Keys }
+
+// keyArgs are phone_key's arguments.
+type keyArgs struct {
+	onDevice
+	Key keyName `json:"key" desc:"The key to press." check:"required"`
+	approvalArg
+}
+
+func (a keyArgs) action() (string, agent.Action, error) {
+	return a.Device, agent.Action{Kind: "key", Key: string(a.Key)}, nil
 }
 
 // PhoneLaunch brings an app to the front.
 func PhoneLaunch() Tool {
-	return appTool("launch", toolSpec{
-		name:  "phone_launch",
+	return actTool[launchArgs](toolSpec{
+		name:  agent.ToolLaunch,
 		title: "Open an app",
 		desc: "Open an app, or bring it to the front if it is running. Name it by id or label from phone_apps. " +
 			"Opening apps directly beats finding their icons.",
-		params:     []param{deviceParam(), appParam(`The app's id or label from phone_apps, e.g. "com.google.android.apps.messaging" or "Messages".`)},
 		idempotent: true,
 	})
 }
 
+// launchArgs are phone_launch's arguments.
+type launchArgs struct {
+	onDevice
+	App string `json:"app" desc:"The app's id or label from phone_apps, e.g. \"com.google.android.apps.messaging\" or \"Messages\"." check:"required,len=1..256"`
+	approvalArg
+}
+
+func (a launchArgs) action() (string, agent.Action, error) {
+	return a.Device, agent.Action{Kind: "launch", App: a.App}, nil
+}
+
 // PhoneStopApp force-stops an app.
 func PhoneStopApp() Tool {
-	return appTool("stop", toolSpec{
-		name:  "phone_stop_app",
+	return actTool[stopAppArgs](toolSpec{
+		name:  agent.ToolStopApp,
 		title: "Stop an app",
 		desc: "Force-stop an app, e.g. when it hangs or to start it again from its first screen with phone_launch. " +
 			"Unsaved work in the app is lost.",
-		params:      []param{deviceParam(), appParam(`The app's id or label from phone_apps.`)},
 		destructive: true,
 		idempotent:  true,
 	})
 }
 
-// appTool is an acting tool whose only argument besides the device is an app.
-func appTool(kind string, spec toolSpec) Tool {
-	return actTool(spec, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			App    string `json:"app"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		return a.Device, agent.Action{Kind: kind, App: a.App}, nil
-	})
+// stopAppArgs are phone_stop_app's arguments.
+type stopAppArgs struct {
+	onDevice
+	App string `json:"app" desc:"The app's id or label from phone_apps." check:"required,len=1..256"`
+	approvalArg
+}
+
+func (a stopAppArgs) action() (string, agent.Action, error) {
+	return a.Device, agent.Action{Kind: "stop", App: a.App}, nil
 }
 
 // PhoneOpenURL opens a URL or deep link.
 func PhoneOpenURL() Tool {
-	return actTool(toolSpec{
-		name:  "phone_open_url",
+	return actTool[openURLArgs](toolSpec{
+		name:  agent.ToolOpenURL,
 		title: "Open a URL",
 		desc: "Open a web address in the browser, or a deep link (e.g. geo:, tel:, or an app's own scheme) in its app. " +
 			"A link may act at once (a tel: link dials), so treat it like a tap.",
-		params: []param{
-			deviceParam(),
-			stringParam("url", "The absolute URL, with its scheme, e.g. https://example.com/menu.", 1, 4096).req(),
-		},
 		destructive: true,
-	}, func(c *call) (string, agent.Action, error) {
-		var a struct {
-			Device string `json:"device"`
-			URL    string `json:"url"`
-		}
-		if err := c.bind(&a); err != nil {
-			return "", agent.Action{}, err
-		}
-		u, err := url.Parse(a.URL)
-		if err != nil || u.Scheme == "" || strings.ContainsAny(a.URL, " \t\r\n") {
-			return "", agent.Action{}, badArg("url", "must be an absolute URL with a scheme, e.g. https://example.com")
-		}
-		return a.Device, agent.Action{Kind: "open_url", URL: a.URL}, nil
 	})
+}
+
+// openURLArgs are phone_open_url's arguments.
+type openURLArgs struct {
+	onDevice
+	URL string `json:"url" desc:"The absolute URL, with its scheme, e.g. https://example.com/menu." check:"required,len=1..4096"`
+	approvalArg
+}
+
+func (a openURLArgs) action() (string, agent.Action, error) {
+	u, err := url.Parse(a.URL)
+	if err != nil || u.Scheme == "" || strings.ContainsAny(a.URL, " \t\r\n") {
+		return "", agent.Action{}, badArg("url", "must be an absolute URL with a scheme, e.g. https://example.com")
+	}
+	return a.Device, agent.Action{Kind: "open_url", URL: a.URL}, nil
 }

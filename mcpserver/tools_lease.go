@@ -13,7 +13,7 @@ import (
 // PhoneList lists the phones and who holds each.
 func PhoneList() Tool {
 	return newTool(toolSpec{
-		name:  "phone_list",
+		name:  agent.ToolList,
 		title: "List phones",
 		desc: "List the person's phones: id, model, platform, online and lock state, and who holds each one " +
 			"(free, yours, or another agent with its task). Start here, then phone_connect to a free phone.",
@@ -37,16 +37,15 @@ func PhoneList() Tool {
 			), 0),
 		),
 		codes: []agent.Code{agent.CodeInternal},
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			phones, err := c.sess.Phones(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if phones == nil {
-				phones = []agent.Phone{}
-			}
-			return textResult(phoneListText(phones), map[string]any{"phones": phones}), nil
-		},
+	}, func(ctx context.Context, c *call, _ struct{}) (*mcp.CallToolResult, error) {
+		phones, err := c.sess.Phones(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if phones == nil {
+			phones = []agent.Phone{}
+		}
+		return textResult(phoneListText(phones), map[string]any{"phones": phones}), nil
 	})
 }
 
@@ -99,7 +98,7 @@ func phoneListText(phones []agent.Phone) string {
 // PhoneConnect leases a phone for a task.
 func PhoneConnect() Tool {
 	return newTool(toolSpec{
-		name:  "phone_connect",
+		name:  agent.ToolConnect,
 		title: "Connect to a phone for a task",
 		desc: "Take a phone for one task, so no other agent can use it until you release it, and read its whole screen. " +
 			"The task is shown to the person and recorded: say plainly what you are doing (\"book a table for 2 at Luigi's on Friday\"). " +
@@ -107,13 +106,6 @@ func PhoneConnect() Tool {
 			"With background, the task runs on a display of the phone made for it (when its driver can), so the person keeps using the phone meanwhile; " +
 			"the phone is never woken or unlocked for it. " +
 			"Call phone_release when the task is done.",
-		params: []param{
-			patternParam("device", "The phone's id from phone_list. Optional when exactly one online phone is free.", devicePattern, 128),
-			stringParam("task", "What you are doing on the phone, in one sentence the person will read.", 1, 500).req(),
-			arrayParam("apps", "Optional: the only apps this task may use (app ids or labels from phone_apps).",
-				stringParam("", "", 1, 256), 50),
-			boolParam("background", "Optional: run the task on a background display of the phone, leaving its own screen to the person. Start with phone_launch there."),
-		},
 		readOnly:   true,
 		idempotent: false,
 		output:     observationOutput(),
@@ -121,36 +113,33 @@ func PhoneConnect() Tool {
 			agent.CodeInvalidArgument, agent.CodeNotFound, agent.CodeLeaseHeld,
 			agent.CodeDeviceOffline, agent.CodeDriverRestarting, agent.CodeDeviceLocked, agent.CodeUnsupported, agent.CodeInternal,
 		},
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				Device     string   `json:"device"`
-				Task       string   `json:"task"`
-				Apps       []string `json:"apps"`
-				Background bool     `json:"background"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			if strings.TrimSpace(a.Task) == "" {
-				return nil, badArg("task", "must say what you are doing")
-			}
-			obs, err := c.sess.Connect(ctx, agent.ConnectRequest{Device: a.Device, Task: a.Task, Apps: a.Apps, Background: a.Background})
-			if err != nil {
-				return nil, err
-			}
-			return observationResult(obs), nil
-		},
+	}, func(ctx context.Context, c *call, a connectArgs) (*mcp.CallToolResult, error) {
+		if strings.TrimSpace(a.Task) == "" {
+			return nil, badArg("task", "must say what you are doing")
+		}
+		obs, err := c.sess.Connect(ctx, agent.ConnectRequest{Device: a.Device, Task: a.Task, Apps: a.Apps, Background: a.Background})
+		if err != nil {
+			return nil, err
+		}
+		return observationResult(obs), nil
 	})
+}
+
+// connectArgs are phone_connect's arguments.
+type connectArgs struct {
+	Device     string   `json:"device" desc:"The phone's id from phone_list. Optional when exactly one online phone is free." check:"len=1..128" pattern:"{devicePattern}"`
+	Task       string   `json:"task" desc:"What you are doing on the phone, in one sentence the person will read." check:"required,len=1..500"`
+	Apps       []string `json:"apps" desc:"Optional: the only apps this task may use (app ids or labels from phone_apps)." check:"len=1..256,items=50"`
+	Background bool     `json:"background" desc:"Optional: run the task on a background display of the phone, leaving its own screen to the person. Start with phone_launch there."`
 }
 
 // PhoneRelease ends a lease.
 func PhoneRelease() Tool {
 	return newTool(toolSpec{
-		name:  "phone_release",
+		name:  agent.ToolRelease,
 		title: "Release a phone",
 		desc: "Give a phone back when your task is done (or abandoned): the task ends and other agents may take the phone. " +
 			"Release as soon as you no longer need the phone.",
-		params:     []param{deviceParam()},
 		readOnly:   true,
 		idempotent: true,
 		output: outputSchema([]string{"device", "released"},
@@ -158,18 +147,11 @@ func PhoneRelease() Tool {
 			boolParam("released", "Always true."),
 		),
 		codes: []agent.Code{agent.CodeInvalidArgument, agent.CodeNotFound, agent.CodeNotLeased, agent.CodeInternal},
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				Device string `json:"device"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			if err := c.sess.Release(ctx, a.Device); err != nil {
-				return nil, err
-			}
-			return textResult(fmt.Sprintf("Released %s; your task on it has ended.", a.Device),
-				map[string]any{"device": a.Device, "released": true}), nil
-		},
+	}, func(ctx context.Context, c *call, a onDevice) (*mcp.CallToolResult, error) {
+		if err := c.sess.Release(ctx, a.Device); err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Released %s; your task on it has ended.", a.Device),
+			map[string]any{"device": a.Device, "released": true}), nil
 	})
 }

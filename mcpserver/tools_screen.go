@@ -15,153 +15,126 @@ const defaultWait = 10 * time.Second
 // PhoneObserve reads the screen.
 func PhoneObserve() Tool {
 	return newTool(toolSpec{
-		name:  "phone_observe",
+		name:  agent.ToolObserve,
 		title: "Read the screen",
 		desc: "Read a phone's screen as text. By default you get only what changed since your last read: " +
 			"lines \"+ [15] …\" appeared, \"- [9] …\" went, \"~ [7] … → …\" changed. With full you get the whole screen: " +
 			"an app line (app Messages (com.google.android.apps.messaging) · unlocked · 1080x2400) and one line per element, " +
 			"e.g. [3] button \"Send\" or [7] field \"Message\" (focused). Aim at elements by their ref ([3] is ref 3). " +
 			"Ask for a screenshot (JPEG) only when the text is not enough, e.g. for images, maps or games.",
-		params: []param{
-			deviceParam(),
-			boolParam("full", "Return the whole screen instead of what changed since your last read.").withDefault(false),
-			boolParam("screenshot", "Also return a JPEG screenshot of the screen.").withDefault(false),
-		},
 		readOnly:   true,
 		idempotent: true,
 		output:     observationOutput(),
 		codes:      readCodes,
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				Device     string `json:"device"`
-				Full       bool   `json:"full"`
-				Screenshot bool   `json:"screenshot"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			obs, err := c.sess.Observe(ctx, a.Device, a.Full, a.Screenshot)
-			if err != nil {
-				return nil, err
-			}
-			return observationResult(obs), nil
-		},
+	}, func(ctx context.Context, c *call, a observeArgs) (*mcp.CallToolResult, error) {
+		obs, err := c.sess.Observe(ctx, a.Device, a.Full, a.Screenshot)
+		if err != nil {
+			return nil, err
+		}
+		return observationResult(obs), nil
 	})
+}
+
+// observeArgs are phone_observe's arguments.
+type observeArgs struct {
+	onDevice
+	Full       bool `json:"full" desc:"Return the whole screen instead of what changed since your last read." default:"false"`
+	Screenshot bool `json:"screenshot" desc:"Also return a JPEG screenshot of the screen." default:"false"`
 }
 
 // PhoneWaitFor waits until a text or ref shows or goes.
 func PhoneWaitFor() Tool {
 	return newTool(toolSpec{
-		name:  "phone_wait_for",
+		name:  agent.ToolWaitFor,
 		title: "Wait for something on the screen",
 		desc: "Wait until a text or an element (ref) appears on the screen, or with gone until it disappears, " +
 			"e.g. a \"Sent\" label or a loading spinner. Returns what changed; answers timeout if it did not happen in time. " +
 			"Prefer this to reading the screen again and again.",
-		params: []param{
-			deviceParam(),
-			stringParam("text", "The text to wait for (as it would appear in the screen text). Give text or ref.", 1, 1024),
-			intParam("ref", "The ref of the element to wait for, e.g. 9 for [9]; mostly useful with gone.", 1, 1_000_000),
-			boolParam("gone", "Wait until it is gone instead of shown.").withDefault(false),
-			intParam("timeout_ms", "How long to wait, in milliseconds.", 1, maxWaitMillis).withDefault(int(defaultWait.Milliseconds())),
-		},
 		readOnly:   true,
 		idempotent: true,
 		output:     observationOutput(),
 		codes:      append(append([]agent.Code{}, readCodes...), agent.CodeTimeout),
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				Device    string  `json:"device"`
-				Text      *string `json:"text"`
-				Ref       *int    `json:"ref"`
-				Gone      bool    `json:"gone"`
-				TimeoutMS *int    `json:"timeout_ms"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			req := agent.WaitRequest{Gone: a.Gone, Timeout: defaultWait}
-			switch {
-			case a.Text != nil && a.Ref != nil:
-				return nil, badArg("text", "give text or ref, not both")
-			case a.Text != nil:
-				req.Text = *a.Text
-			case a.Ref != nil:
-				req.Ref = *a.Ref
-			default:
-				return nil, badArg("text", "say what to wait for: text or ref")
-			}
-			if a.TimeoutMS != nil {
-				req.Timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
-			}
-			obs, err := c.sess.WaitFor(ctx, a.Device, req, c.progress)
-			if err != nil {
-				return nil, err
-			}
-			return observationResult(obs), nil
-		},
+	}, func(ctx context.Context, c *call, a waitForArgs) (*mcp.CallToolResult, error) {
+		req := agent.WaitRequest{Gone: a.Gone, Timeout: defaultWait}
+		switch {
+		case a.Text != nil && a.Ref != nil:
+			return nil, badArg("text", "give text or ref, not both")
+		case a.Text != nil:
+			req.Text = *a.Text
+		case a.Ref != nil:
+			req.Ref = *a.Ref
+		default:
+			return nil, badArg("text", "say what to wait for: text or ref")
+		}
+		if a.TimeoutMS != nil {
+			req.Timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
+		}
+		obs, err := c.sess.WaitFor(ctx, a.Device, req, c.progress)
+		if err != nil {
+			return nil, err
+		}
+		return observationResult(obs), nil
 	})
+}
+
+// waitForArgs are phone_wait_for's arguments.
+type waitForArgs struct {
+	onDevice
+	Text      *string `json:"text" desc:"The text to wait for (as it would appear in the screen text). Give text or ref." check:"len=1..1024"`
+	Ref       *int    `json:"ref" desc:"The ref of the element to wait for, e.g. 9 for [9]; mostly useful with gone." check:"range=1..1000000"`
+	Gone      bool    `json:"gone" desc:"Wait until it is gone instead of shown." default:"false"`
+	TimeoutMS *int    `json:"timeout_ms" desc:"How long to wait, in milliseconds." check:"range=1..{maxWaitMillis}" default:"{defaultWaitMillis}"`
 }
 
 // PhoneAskPerson hands the phone to the person and waits for it back.
 func PhoneAskPerson() Tool {
 	return newTool(toolSpec{
-		name:  "phone_ask_person",
+		name:  agent.ToolAskPerson,
 		title: "Ask the person to do something on the phone",
 		desc: "Hand the phone to the person with a message and wait until they hand it back, then read the whole screen. " +
 			"Use it for what you must not or cannot do: sign in, enter a password or one-time code, solve a CAPTCHA, " +
 			"grant a permission, or choose for them. Write the message to the person: what to do and why, in one or two sentences " +
 			"(\"Please sign in to your bank app, then hand the phone back.\"). This can take minutes.",
-		params: []param{
-			deviceParam(),
-			stringParam("message", "What the person should do, and why.", 1, 1000).req(),
-		},
-		output: observationOutput(),
-		codes:  append(append([]agent.Code{}, readCodes...), agent.CodeTimeout),
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				Device  string `json:"device"`
-				Message string `json:"message"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			obs, err := c.sess.AskPerson(ctx, a.Device, a.Message, c.progress)
-			if err != nil {
-				return nil, err
-			}
-			return observationResult(obs), nil
-		},
+		output:    observationOutput(),
+		codes:     append(append([]agent.Code{}, readCodes...), agent.CodeTimeout),
 		openWorld: true,
+	}, func(ctx context.Context, c *call, a askPersonArgs) (*mcp.CallToolResult, error) {
+		obs, err := c.sess.AskPerson(ctx, a.Device, a.Message, c.progress)
+		if err != nil {
+			return nil, err
+		}
+		return observationResult(obs), nil
 	})
+}
+
+// askPersonArgs are phone_ask_person's arguments.
+type askPersonArgs struct {
+	onDevice
+	Message string `json:"message" desc:"What the person should do, and why." check:"required,len=1..1000"`
 }
 
 // PhoneApproval waits on a pending approval.
 func PhoneApproval() Tool {
 	return newTool(toolSpec{
-		name:  "phone_approval",
+		name:  agent.ToolApproval,
 		title: "Wait for the person's approval",
 		desc: "Wait on an action that is waiting for the person's approval. When an action answers approval_pending with an id, " +
 			"call this with the id (do not repeat the action): it waits for the person's decision, and if they approve, " +
 			"returns what the approved action changed. If they refuse, do not try the action another way; ask or stop.",
-		params: []param{
-			patternParam("id", "The approval id from the approval_pending answer.", `^[A-Za-z0-9_-]{1,128}$`, 128).req(),
-		},
 		destructive: true,
 		openWorld:   true,
 		output:      observationOutput(),
 		codes:       append(append([]agent.Code{}, actCodes...), agent.CodeLeaseHeld),
-		run: func(ctx context.Context, c *call) (*mcp.CallToolResult, error) {
-			var a struct {
-				ID string `json:"id"`
-			}
-			if err := c.bind(&a); err != nil {
-				return nil, err
-			}
-			obs, err := c.sess.Approval(ctx, a.ID, c.progress)
-			if err != nil {
-				return nil, err
-			}
-			return observationResult(obs), nil
-		},
+	}, func(ctx context.Context, c *call, a approvalArgs) (*mcp.CallToolResult, error) {
+		obs, err := c.sess.Approval(ctx, a.ID, c.progress)
+		if err != nil {
+			return nil, err
+		}
+		return observationResult(obs), nil
 	})
+}
+
+// approvalArgs are phone_approval's arguments.
+type approvalArgs struct {
+	ID string `json:"id" desc:"The approval id from the approval_pending answer." check:"required,len=1..128" pattern:"^[A-Za-z0-9_-]{1,128}$"`
 }

@@ -84,7 +84,7 @@ func (s *Session) guard(ctx context.Context, c *call, view *screen.View, t aim, 
 	}
 	v := m.cfg.Guard.Check(s.check(l, view, a, t))
 	book := m.cfg.Approvals
-	b := binding(s, l, a, c.args)
+	b := binding(s, c)
 	// An approval id is checked whatever the verdict: it is valid only for
 	// the exact call it was given for.
 	var claimed *approval.Card
@@ -209,17 +209,17 @@ func (s *Session) waitApproval(ctx context.Context, id string, progress Progress
 	}
 }
 
-// binding is what an approval is tied to: this session, phone, task, tool
-// and the exact arguments (without the approval id).
-func binding(s *Session, l *lease, a Action, args map[string]any) approval.Binding {
+// binding is what an approval is tied to: this session, phone, task, the
+// call's tool and its exact arguments (without the approval id).
+func binding(s *Session, c *call) approval.Binding {
 	clean := map[string]any{}
-	for k, v := range args {
+	for k, v := range c.args {
 		if k != "approval_id" {
 			clean[k] = v
 		}
 	}
 	b, _ := json.Marshal(clean) // map keys are sorted: canonical
-	return approval.Binding{Session: s.id, Device: l.device, Task: l.taskID, Tool: toolName(a.Kind), Args: string(b)}
+	return approval.Binding{Session: s.id, Device: c.l.device, Task: c.l.taskID, Tool: c.tool, Args: string(b)}
 }
 
 // targetKey is what an "allow for this task" matches later actions on.

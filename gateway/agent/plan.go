@@ -25,7 +25,6 @@ func redactTyped(args map[string]any, a Action, target *screen.Node, blind bool)
 	}
 }
 
-
 // definite reports whether a driver error means the action did not run.
 func definite(err error) bool {
 	for _, e := range []error{sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrUnsupported, sdk.ErrLocked, sdk.ErrScreenOff, sdk.ErrAppNotFound, sdk.ErrWrongPIN} {
@@ -155,9 +154,10 @@ func focused(view *screen.View) *screen.Node {
 	return nil
 }
 
-
-// actionArgs is what the history keeps of an action's arguments.
-func actionArgs(device string, a Action) map[string]any {
+// args is what the history keeps of the action's arguments, on device:
+// its tool's arguments with the defaults left out, and a swipe's end as
+// to_ref, to_text or to_x and to_y.
+func (a Action) args(device string) map[string]any {
 	args := map[string]any{"device": device}
 	t := func(name string, t Target) {
 		text := name + "text"
@@ -205,3 +205,6 @@ func actionArgs(device string, a Action) map[string]any {
 	return args
 }
 
+// actionArgs is a.args(device), for the callers that do not yet ask the
+// action itself.
+func actionArgs(device string, a Action) map[string]any { return a.args(device) }

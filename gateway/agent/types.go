@@ -55,8 +55,11 @@ type Target struct {
 	HasPoint   bool
 }
 
-// Action is one acting tool call.
+// Action is one acting tool call. It carries the tool it came from, which
+// names its step in the history and its approval, and it renders what the
+// history keeps of its arguments (args, in plan.go).
 type Action struct {
+	Tool      string // the tool called: ToolTap, ToolStopApp… (names.go)
 	Kind      string // tap, long_press, swipe, scroll, type, key, launch, stop, open_url
 	Target    Target // tap, long_press; type (optional: the field); scroll (optional: the container)
 	To        Target // swipe: where the finger ends; Target is where it starts
