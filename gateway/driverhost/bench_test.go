@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/gateway/driverhost/testdata/fakedriver"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // benchTarget is a driver to measure in-process and through the host.
@@ -35,14 +35,8 @@ func benchTargets(b *testing.B) []benchTarget {
 	}
 	return append(ts, benchTarget{
 		name: "sim", dir: dir, device: "sim-android-1",
-		act: sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyVolumeUp},
-		local: func(b *testing.B) sdk.Driver {
-			w, err := sim.DefaultWorld()
-			if err != nil {
-				b.Fatal(err)
-			}
-			return sim.New(w)
-		},
+		act:   sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyVolumeUp},
+		local: func(b *testing.B) sdk.Driver { return simtest.New(b) },
 	})
 }
 

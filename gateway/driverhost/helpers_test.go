@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // bin holds the test programs TestMain builds.
@@ -92,17 +94,8 @@ func testConfig(dir string) Config {
 	return cfg
 }
 
-// waitFor polls cond until it is true or timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds; each caller names its limit.
+var waitFor = testkit.WaitWithin
 
 func status(h *Host, name string) DriverStatus {
 	for _, s := range h.Drivers() {
