@@ -145,7 +145,7 @@ func TestActionWhoseEndIsNotWritten(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 	s := f.connected(t)
 
-	_, err := s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "Messages"}}, nil)
+	_, err := s.Act(ctx, "sim-android-1", Action{Tool: ToolTap, Kind: "tap", Target: Target{Text: "Messages"}}, nil)
 	e := wantCode(t, "a tap whose end is not written", err, CodeInternal)
 	for _, want := range []string{"history cannot be written: the disk is full", "the action was done", "observe before acting again"} {
 		if !strings.Contains(strings.ToLower(e.Message), want) {
