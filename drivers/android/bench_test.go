@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -142,13 +141,10 @@ func BenchmarkReadScreen(b *testing.B) {
 	b.ReportMetric(float64(n), "elements")
 }
 
-// BenchmarkReadDump parses the largest real dump in testdata, as
+// BenchmarkReadDump parses the largest captured dump, as
 // `uiautomator dump /dev/tty` prints it.
 func BenchmarkReadDump(b *testing.B) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.xml"))
-	if err != nil || len(files) == 0 {
-		b.Fatal("no dumps in testdata")
-	}
+	files := capturedDumps(b)
 	var name string
 	var size int64
 	for _, f := range files {

@@ -13,13 +13,44 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/dump"
 )
 
+// captured is the folder of the real captured UI dumps, which the dump
+// parsers' tests and these share (its SOURCES.md says where each comes
+// from). testdata holds only this package's dumpsys outputs.
+const captured = "../dump/testdata"
+
 func testdata(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	return readFile(t, filepath.Join("testdata", name))
+}
+
+func readFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return b
+}
+
+// capturedDumps lists the paths of the captured uiautomator dumps: the
+// XML files of captured with a <hierarchy>, less those written by hand
+// (synthetic-*).
+func capturedDumps(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(captured, "*.xml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var dumps []string
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "synthetic-") && strings.Contains(string(readFile(tb, f)), "<hierarchy") {
+			dumps = append(dumps, f)
+		}
+	}
+	if len(dumps) == 0 {
+		tb.Fatalf("no captured uiautomator dumps in %s", captured)
+	}
+	return dumps
 }
 
 func TestParseFocus(t *testing.T) {
@@ -72,7 +103,7 @@ func TestParseLock(t *testing.T) {
 }
 
 func TestDumpXML(t *testing.T) {
-	fixture := testdata(t, "pixel-launcher-home-widgets-en.xml")
+	fixture := readFile(t, filepath.Join(captured, "pixel-launcher-home-widgets-en.xml"))
 	out := append(append([]byte{}, fixture...), []byte("UI hierchary dumped to: /dev/tty\n")...)
 	x, err := DumpXML(out)
 	if err != nil {
@@ -148,20 +179,24 @@ func TestReadEveryFixture(t *testing.T) {
 		"pixel-launcher-home-widgets-en.xml":    "com.google.android.apps.nexuslauncher",
 		"systemui-quick-settings-en.xml":        "", // System UI alone: the app comes from dumpsys
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	files := capturedDumps(t)
 	if len(files) != len(apps) {
 		t.Fatalf("%d fixtures, %d expected apps", len(files), len(apps))
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
-			raw := testdata(t, name)
+			raw := readFile(t, path)
 			sc, err := readDump(append(append([]byte{}, raw...), "UI hierchary dumped to: /dev/tty\n"...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sc.App.ID != apps[name] {
-				t.Errorf("app %q, want %q", sc.App.ID, apps[name])
+			want, ok := apps[name]
+			if !ok {
+				t.Fatalf("no expected app for %s: add it to the table", name)
+			}
+			if sc.App.ID != want {
+				t.Errorf("app %q, want %q", sc.App.ID, want)
 			}
 			texts := map[string]bool{}
 			for _, e := range sc.Elements {
