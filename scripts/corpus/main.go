@@ -77,9 +77,10 @@ phone camera gallery settings tools health travel food news reader keyboard laun
 	// androidDirs and iosDirs are the folders a language's strings come
 	// from, the first that exists.
 	androidDirs = map[string][]string{
-		"en": {"values"}, "zh-Hans": {"values-zh-rCN", "values-b+zh+Hans", "values-zh"}, "zh-Hant": {"values-zh-rTW", "values-b+zh+Hant", "values-zh-rHK"},
-		"ja": {"values-ja"}, "ko": {"values-ko"}, "es": {"values-es"}, "fr": {"values-fr"}, "de": {"values-de"},
-		"pt": {"values-pt-rBR", "values-pt"}, "ru": {"values-ru"}, "ar": {"values-ar"},
+		"en": {"values"}, "zh-Hans": {"values-zh-rCN", "values-b+zh+Hans", "values-b+zh+CN", "values-b+zh+Hans+CN", "values-zh"},
+		"zh-Hant": {"values-zh-rTW", "values-b+zh+Hant", "values-b+zh+TW", "values-b+zh+Hant+TW", "values-zh-rHK", "values-b+zh+HK"},
+		"ja":      {"values-ja"}, "ko": {"values-ko"}, "es": {"values-es"}, "fr": {"values-fr"}, "de": {"values-de"},
+		"pt": {"values-pt-rBR", "values-b+pt+BR", "values-pt", "values-pt-rPT"}, "ru": {"values-ru"}, "ar": {"values-ar"},
 	}
 	iosDirs = map[string][]string{
 		"en": {"en.lproj", "Base.lproj"}, "zh-Hans": {"zh-Hans.lproj", "zh_CN.lproj", "zh-CN.lproj"}, "zh-Hant": {"zh-Hant.lproj", "zh_TW.lproj", "zh-TW.lproj", "zh-HK.lproj"},
@@ -266,7 +267,12 @@ func (l Labels) build(mirrors string) ([]Row, []string, error) {
 	for _, lang := range Langs {
 		texts[lang], from[lang] = map[string]string{}, map[string]string{}
 		for _, res := range l.Res {
-			for _, d := range dirs[lang] {
+			regional, err := g.regionalDirs(res, lang, l.Platform)
+			if err != nil {
+				return nil, nil, err
+			}
+			candidates := append(slices.Clone(dirs[lang]), regional...)
+			for _, d := range candidates {
 				files, err := g.stringFiles(path.Join(res, d), l.Platform)
 				if err != nil {
 					return nil, nil, err
@@ -294,7 +300,8 @@ func (l Labels) build(mirrors string) ([]Row, []string, error) {
 						}
 					}
 				}
-				break // the first folder of the language that exists
+				// Every folder of the language is read, the first ones first:
+				// a plain folder may hold a few strings, its regional one the rest.
 			}
 		}
 	}
@@ -338,7 +345,9 @@ func (g repo) git(args ...string) ([]byte, error) {
 }
 
 // stringFiles lists the string files of a resource folder at the commit:
-// strings*.xml (Android), *.strings (iOS); none when the folder is not there.
+// Android's XML files (strings.xml, voip_strings.xml, 02-strings.xml…; only
+// their <string> resources count), iOS's *.strings; none when the folder is
+// not there.
 func (g repo) stringFiles(dir, platform string) ([]string, error) {
 	out, err := g.git("ls-tree", "--name-only", g.commit, dir+"/")
 	if err != nil {
@@ -349,7 +358,8 @@ func (g repo) stringFiles(dir, platform string) ([]string, error) {
 		base := path.Base(f)
 		switch {
 		case f == "":
-		case platform == "android" && strings.HasPrefix(base, "strings") && strings.HasSuffix(base, ".xml"):
+		case platform == "android" && strings.HasSuffix(base, ".xml"):
+			// Every XML file: only its <string> resources are read.
 			files = append(files, f)
 		case platform == "ios" && strings.HasSuffix(base, ".strings"):
 			files = append(files, f)
@@ -360,6 +370,37 @@ func (g repo) stringFiles(dir, platform string) ([]string, error) {
 }
 
 func (g repo) show(file string) ([]byte, error) { return g.git("show", g.commit+":"+file) }
+
+// regionCodes are the Android language codes whose regional folders
+// (values-de-rDE, values-es-rES, values-b+de+DE…) stand in for a language
+// with no folder of its own; zh and pt are listed by region already.
+var regionCodes = map[string]string{"ja": "ja", "ko": "ko", "es": "es", "fr": "fr", "de": "de", "ru": "ru", "ar": "ar"}
+
+// regionalDirs lists res's regional folders of lang, in name order
+// (Android values-<code>-r<REGION> and values-b+<code>+…, iOS
+// <code>-<REGION>.lproj): read after the plain ones.
+func (g repo) regionalDirs(res, lang, platform string) ([]string, error) {
+	code, ok := regionCodes[lang]
+	if !ok {
+		return nil, nil
+	}
+	out, err := g.git("ls-tree", "--name-only", "-d", g.commit, res+"/")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		base := path.Base(f)
+		switch {
+		case platform == "android" && (strings.HasPrefix(base, "values-"+code+"-r") || strings.HasPrefix(base, "values-b+"+code+"+")):
+			dirs = append(dirs, base)
+		case platform == "ios" && strings.HasPrefix(base, code+"-") && strings.HasSuffix(base, ".lproj"):
+			dirs = append(dirs, base)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
 
 func writeRows(file string, rows []Row) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
