@@ -188,11 +188,10 @@ func New(cfg Config) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, settings: set, stop: make(chan struct{})}
 	g.screens = stream.NewScreens(func(device string) (sdk.Streamer, error) {
 		drv, _, err := g.host.DriverForDevice(device)
-		if err != nil {
+		if err != nil || !g.host.Serves(device, sdk.CapVideo) {
 			return nil, err
 		}
-		st, _ := drv.(sdk.Streamer)
-		return st, nil
+		return drv, nil
 	}, sdk.VideoRequest{MaxSide: VideoMaxSide}, stream.Options{})
 	g.recorders = &recorders{
 		dir: cfg.Dirs.Recordings(), host: g.host, screens: g.screens, store: store, settings: set,

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,13 @@ func (s simDrivers) Drivers() []driverhost.DriverStatus {
 	return []driverhost.DriverStatus{{Name: "sim", State: driverhost.StateRunning}}
 }
 
-func (s simDrivers) DriverForDevice(string) (sdk.Driver, string, error) { return s.d, "sim", nil }
+func (s simDrivers) DriverForDevice(string) (sdk.Full, string, error) {
+	return sdk.Complete(s.d), "sim", nil
+}
+
+func (s simDrivers) Serves(_ string, c sdk.Capability) bool {
+	return slices.Contains(sdk.Capabilities(s.d), c)
+}
 
 func (s simDrivers) Subscribe() (<-chan driverhost.Event, func()) {
 	return make(chan driverhost.Event), func() {}

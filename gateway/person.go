@@ -53,8 +53,7 @@ func (g *Gateway) personRoutes() {
 		if err != nil {
 			return nil, err
 		}
-		un, ok := drv.(sdk.Unlocker)
-		if !ok {
+		if !g.host.Serves(u.Device, sdk.CapUnlock) {
 			return nil, fmt.Errorf("the driver of %s cannot unlock it", u.Device)
 		}
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -65,7 +64,7 @@ func (g *Gateway) personRoutes() {
 		// what the screen shows until the next read, is dropped.
 		g.recorders.ScreenHidden(u.Device, "unlocking")
 		defer g.recorders.ScreenHidden(u.Device, "unlocked")
-		if err := un.Unlock(ctx, u.Device, u.PIN); err != nil {
+		if err := drv.Unlock(ctx, u.Device, u.PIN); err != nil {
 			if errors.Is(err, sdk.ErrWrongPIN) {
 				return nil, fmt.Errorf("wrong PIN for %s", u.Device)
 			}

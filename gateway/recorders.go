@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -99,19 +98,7 @@ func (r *recorders) TaskStarted(device, task string, display int) {
 
 // streams reports whether the phone's driver streams video.
 func (r *recorders) streams(device string) bool {
-	drv, name, err := r.host.DriverForDevice(device)
-	if err != nil {
-		return false
-	}
-	if _, ok := drv.(sdk.Streamer); !ok {
-		return false
-	}
-	for _, d := range r.host.Drivers() {
-		if d.Name == name {
-			return slices.Contains(d.Capabilities, sdk.CapVideo)
-		}
-	}
-	return false
+	return r.host.Serves(device, sdk.CapVideo)
 }
 
 // saveRow writes the recording's row; a recording with nothing in it yet

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,11 +48,23 @@ func (s *simDrivers) Drivers() []driverhost.DriverStatus {
 	return []driverhost.DriverStatus{{Name: "sim", State: driverhost.StateRunning}}
 }
 
-func (s *simDrivers) DriverForDevice(id string) (sdk.Driver, string, error) {
+func (s *simDrivers) DriverForDevice(id string) (sdk.Full, string, error) {
+	return s.driver(), "sim", nil
+}
+
+// driver is the in-process sim, wrapped when the test injects faults.
+func (s *simDrivers) driver() sdk.Full {
 	if s.wrap != nil {
-		return s.wrap(s.d), "sim", nil
+		return sdk.Complete(s.wrap(s.d))
 	}
-	return s.d, "sim", nil
+	return sdk.Complete(s.d)
+}
+
+// Serves reads the capabilities the (wrapped) driver declares, as the
+// driver host does.
+func (s *simDrivers) Serves(_ string, c sdk.Capability) bool {
+	info, err := s.driver().Info(context.Background())
+	return err == nil && slices.Contains(info.Capabilities, c)
 }
 
 func (s *simDrivers) Subscribe() (<-chan driverhost.Event, func()) { return s.events, func() {} }
@@ -119,7 +132,7 @@ func wantCode(t *testing.T, what string, err error, code Code) *Error {
 
 func tap(t *testing.T, s *Session, text string) *Observation {
 	t.Helper()
-	obs, err := s.Act(context.Background(), "sim-android-1", Action{Kind: "tap", Target: Target{Text: text}}, nil)
+	obs, err := s.Act(context.Background(), "sim-android-1", Action{Tool: ToolTap, Kind: "tap", Target: Target{Text: text}}, nil)
 	if err != nil {
 		t.Fatalf("tap %q: %v", text, err)
 	}
@@ -142,7 +155,7 @@ func TestConnectActReleaseRecordsATask(t *testing.T) {
 	}
 	// Agents do not type PINs: acting on the lock screen is refused; the
 	// person unlocks.
-	_, err = s.Act(ctx, "sim-android-1", Action{Kind: "tap", Target: Target{Text: "1"}}, nil)
+	_, err = s.Act(ctx, "sim-android-1", Action{Tool: ToolTap, Kind: "tap", Target: Target{Text: "1"}}, nil)
 	wantCode(t, "tap on the lock screen", err, CodeDeviceLocked)
 	if err := f.drv.d.Unlock(ctx, "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 type call struct {
 	s        *Session
 	l        *lease
-	drv      sdk.Driver // bound to the lease (calls.go); nil for a call that needs no driver
+	drv      sdk.Full // bound to the lease (calls.go); nil for a call that needs no driver
 	p        *phone
 	device   string
 	tool     string

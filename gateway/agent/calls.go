@@ -111,33 +111,20 @@ func endError(l *lease, cause error, inFlight bool) *Error {
 }
 
 // bind returns drv with its calls bound to l.
-func (m *Manager) bind(l *lease, drv sdk.Driver) sdk.Driver {
+func (m *Manager) bind(l *lease, drv sdk.Full) sdk.Full {
 	return &leased{m: m, l: l, d: drv}
 }
 
 // leased is a driver whose calls end with a lease (see the top of the
-// file). It implements every optional interface, as the driver host's
-// handles do; a method the driver lacks answers sdk.ErrUnsupported.
+// file), with every optional method (sdk.Full), as the driver host's
+// handles have; the driver's declared capabilities say which work.
 type leased struct {
 	m *Manager
 	l *lease
-	d sdk.Driver
+	d sdk.Full
 }
 
-var (
-	_ sdk.Driver        = (*leased)(nil)
-	_ sdk.Inputter      = (*leased)(nil)
-	_ sdk.Streamer      = (*leased)(nil)
-	_ sdk.FrameCapturer = (*leased)(nil)
-	_ sdk.Waker         = (*leased)(nil)
-	_ sdk.Unlocker      = (*leased)(nil)
-	_ sdk.IdleWaiter    = (*leased)(nil)
-	_ sdk.AppLister     = (*leased)(nil)
-	_ sdk.Filer         = (*leased)(nil)
-	_ sdk.Displayer     = (*leased)(nil)
-
-	_ sdk.NotificationLister = (*leased)(nil)
-)
+var _ sdk.Full = (*leased)(nil)
 
 // scope returns the contexts that end a call of b's lease: the lease's, and
 // for an acting call the one that a take-over ends. An acting call while
@@ -201,11 +188,6 @@ func bound0(b *leased, ctx context.Context, acting bool, f func(context.Context)
 	return err
 }
 
-// unsupported is the error of an optional method the driver lacks.
-func unsupported(what string) error {
-	return sdk.Errorf(sdk.ErrUnsupported, "the driver cannot %s", what)
-}
-
 func (b *leased) Info(ctx context.Context) (sdk.Info, error) {
 	return bound(b, ctx, false, func(ctx context.Context) (sdk.Info, error) { return b.d.Info(ctx) })
 }
@@ -227,133 +209,65 @@ func (b *leased) Act(ctx context.Context, deviceID string, a sdk.Action) (sdk.Ac
 }
 
 func (b *leased) Input(ctx context.Context, next func() (sdk.InputEvent, error)) (int64, error) {
-	in, ok := b.d.(sdk.Inputter)
-	if !ok {
-		return 0, unsupported("take raw input")
-	}
-	return bound(b, ctx, true, func(ctx context.Context) (int64, error) { return in.Input(ctx, next) })
+	return bound(b, ctx, true, func(ctx context.Context) (int64, error) { return b.d.Input(ctx, next) })
 }
 
 func (b *leased) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
-	st, ok := b.d.(sdk.Streamer)
-	if !ok {
-		return unsupported("stream video")
-	}
-	return bound0(b, ctx, false, func(ctx context.Context) error { return st.StreamVideo(ctx, req, send) })
+	return bound0(b, ctx, false, func(ctx context.Context) error { return b.d.StreamVideo(ctx, req, send) })
 }
 
 func (b *leased) RequestKeyFrame(ctx context.Context, deviceID string, displayID int) error {
-	st, ok := b.d.(sdk.Streamer)
-	if !ok {
-		return unsupported("stream video")
-	}
-	return bound0(b, ctx, false, func(ctx context.Context) error { return st.RequestKeyFrame(ctx, deviceID, displayID) })
+	return bound0(b, ctx, false, func(ctx context.Context) error { return b.d.RequestKeyFrame(ctx, deviceID, displayID) })
 }
 
 func (b *leased) CaptureFrame(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
-	fc, ok := b.d.(sdk.FrameCapturer)
-	if !ok {
-		return nil, unsupported("capture frames")
-	}
-	return bound(b, ctx, false, func(ctx context.Context) (*sdk.Image, error) { return fc.CaptureFrame(ctx, req) })
+	return bound(b, ctx, false, func(ctx context.Context) (*sdk.Image, error) { return b.d.CaptureFrame(ctx, req) })
 }
 
 // Wake is not an acting call: reads wake the phone too, and the person's
 // take-over leaves reads working.
 func (b *leased) Wake(ctx context.Context, deviceID string) error {
-	w, ok := b.d.(sdk.Waker)
-	if !ok {
-		return unsupported("wake the screen")
-	}
-	return bound0(b, ctx, false, func(ctx context.Context) error { return w.Wake(ctx, deviceID) })
+	return bound0(b, ctx, false, func(ctx context.Context) error { return b.d.Wake(ctx, deviceID) })
 }
 
 func (b *leased) Unlock(ctx context.Context, deviceID, pin string) error {
-	u, ok := b.d.(sdk.Unlocker)
-	if !ok {
-		return unsupported("unlock")
-	}
-	return bound0(b, ctx, true, func(ctx context.Context) error { return u.Unlock(ctx, deviceID, pin) })
+	return bound0(b, ctx, true, func(ctx context.Context) error { return b.d.Unlock(ctx, deviceID, pin) })
 }
 
 func (b *leased) WaitIdle(ctx context.Context, deviceID string, timeout time.Duration) (bool, error) {
-	w, ok := b.d.(sdk.IdleWaiter)
-	if !ok {
-		return false, unsupported("tell when the screen is idle")
-	}
-	return bound(b, ctx, false, func(ctx context.Context) (bool, error) { return w.WaitIdle(ctx, deviceID, timeout) })
+	return bound(b, ctx, false, func(ctx context.Context) (bool, error) { return b.d.WaitIdle(ctx, deviceID, timeout) })
 }
 
 func (b *leased) ListApps(ctx context.Context, deviceID string) ([]sdk.App, error) {
-	al, ok := b.d.(sdk.AppLister)
-	if !ok {
-		return nil, unsupported("list apps")
-	}
-	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.App, error) { return al.ListApps(ctx, deviceID) })
-}
-
-func (b *leased) filer() (sdk.Filer, error) {
-	f, ok := b.d.(sdk.Filer)
-	if !ok {
-		return nil, unsupported("reach a Pinky folder")
-	}
-	return f, nil
+	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.App, error) { return b.d.ListApps(ctx, deviceID) })
 }
 
 func (b *leased) ListFiles(ctx context.Context, deviceID, path string) ([]sdk.FileInfo, error) {
-	f, err := b.filer()
-	if err != nil {
-		return nil, err
-	}
-	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.FileInfo, error) { return f.ListFiles(ctx, deviceID, path) })
+	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.FileInfo, error) { return b.d.ListFiles(ctx, deviceID, path) })
 }
 
 func (b *leased) PullFile(ctx context.Context, deviceID, path string, w io.Writer) error {
-	f, err := b.filer()
-	if err != nil {
-		return err
-	}
-	return bound0(b, ctx, false, func(ctx context.Context) error { return f.PullFile(ctx, deviceID, path, w) })
+	return bound0(b, ctx, false, func(ctx context.Context) error { return b.d.PullFile(ctx, deviceID, path, w) })
 }
 
 func (b *leased) PushFile(ctx context.Context, deviceID, path string, r io.Reader) (int64, error) {
-	f, err := b.filer()
-	if err != nil {
-		return 0, err
-	}
-	return bound(b, ctx, true, func(ctx context.Context) (int64, error) { return f.PushFile(ctx, deviceID, path, r) })
+	return bound(b, ctx, true, func(ctx context.Context) (int64, error) { return b.d.PushFile(ctx, deviceID, path, r) })
 }
 
 func (b *leased) DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error {
-	f, err := b.filer()
-	if err != nil {
-		return err
-	}
-	return bound0(b, ctx, true, func(ctx context.Context) error { return f.DeleteFile(ctx, deviceID, path, recursive) })
+	return bound0(b, ctx, true, func(ctx context.Context) error { return b.d.DeleteFile(ctx, deviceID, path, recursive) })
 }
 
 func (b *leased) ListNotifications(ctx context.Context, deviceID string) ([]sdk.Notification, error) {
-	nl, ok := b.d.(sdk.NotificationLister)
-	if !ok {
-		return nil, unsupported("list notifications")
-	}
-	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.Notification, error) { return nl.ListNotifications(ctx, deviceID) })
+	return bound(b, ctx, false, func(ctx context.Context) ([]sdk.Notification, error) { return b.d.ListNotifications(ctx, deviceID) })
 }
 
 func (b *leased) CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error) {
-	d, ok := b.d.(sdk.Displayer)
-	if !ok {
-		return 0, unsupported("make background displays")
-	}
 	return bound(b, ctx, false, func(ctx context.Context) (int, error) {
-		return d.CreateDisplay(ctx, deviceID, width, height, densityDPI)
+		return b.d.CreateDisplay(ctx, deviceID, width, height, densityDPI)
 	})
 }
 
 func (b *leased) RemoveDisplay(ctx context.Context, deviceID string, displayID int) error {
-	d, ok := b.d.(sdk.Displayer)
-	if !ok {
-		return unsupported("make background displays")
-	}
-	return bound0(b, ctx, false, func(ctx context.Context) error { return d.RemoveDisplay(ctx, deviceID, displayID) })
+	return bound0(b, ctx, false, func(ctx context.Context) error { return b.d.RemoveDisplay(ctx, deviceID, displayID) })
 }

@@ -131,7 +131,7 @@ func TestTakeOverRefusesActionsUntilHandBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drv := f.m.bind(l, f.drv.d)
+	drv := f.m.bind(l, sdk.Complete(f.drv.d))
 	if err := f.m.TakeOver(device); err != nil {
 		t.Fatal(err)
 	}

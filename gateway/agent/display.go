@@ -29,10 +29,9 @@ func (m *Manager) displayOf(p *phone) int {
 }
 
 // background makes a display for l's task on its phone.
-func (s *Session) background(ctx context.Context, drv sdk.Driver, p *phone, l *lease) error {
+func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, l *lease) error {
 	m := s.m
-	d, ok := drv.(sdk.Displayer)
-	if !ok || !m.serves(p, drv, sdk.CapDisplays) {
+	if !m.serves(p, sdk.CapDisplays) {
 		return Errorf(CodeUnsupported, "the driver of %s cannot make background displays: connect without background", l.device)
 	}
 	m.mu.Lock()
@@ -43,7 +42,7 @@ func (s *Session) background(ctx context.Context, drv sdk.Driver, p *phone, l *l
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	id, err := d.CreateDisplay(cctx, l.device, w&^1, h&^1, defaultDisplayDPI)
+	id, err := drv.CreateDisplay(cctx, l.device, w&^1, h&^1, defaultDisplayDPI)
 	if err != nil {
 		return fromDriver(l.device, err, false)
 	}
@@ -70,10 +69,10 @@ func (m *Manager) removeDisplay(l *lease) {
 	if err != nil {
 		return
 	}
-	if d, ok := drv.(sdk.Displayer); ok {
+	if m.serves(p, sdk.CapDisplays) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := d.RemoveDisplay(ctx, l.device, l.display); err != nil {
+		if err := drv.RemoveDisplay(ctx, l.device, l.display); err != nil {
 			m.log.Warn("removing a background display", "device", l.device, "display", l.display, "err", err)
 		}
 	}

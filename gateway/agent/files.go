@@ -39,7 +39,7 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		req.Action = "list"
 	}
 	args := map[string]any{"device": device, "action": req.Action, "path": req.Path}
-	c, err := s.begin(ctx, device, "phone_files", args, progress)
+	c, err := s.begin(ctx, device, ToolFiles, args, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +49,10 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 	if err := checkFilePath(req.Path, req.Action == "list"); err != nil {
 		return fail(err)
 	}
-	f, ok := c.drv.(sdk.Filer)
-	if !ok {
+	if !s.m.serves(c.p, sdk.CapFiles) {
 		return fail(Errorf(CodeUnsupported, "%s has no Pinky folder", device))
 	}
+	f := c.drv
 	res := &FilesResult{Action: req.Action, Path: req.Path}
 	switch req.Action {
 	case "list":
@@ -98,7 +98,7 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		if view == nil {
 			view = &screen.View{}
 		}
-		a := Action{Kind: "files_push", Path: req.Path, ApprovalID: req.ApprovalID}
+		a := Action{Tool: ToolFiles, Kind: "files_push", Path: req.Path, ApprovalID: req.ApprovalID}
 		target := &screen.Node{Role: "file", Label: req.Path}
 		if _, err := s.guard(ctx, c, view, aim{start: touch{node: target}}, a); err != nil {
 			return fail(err)
@@ -177,7 +177,7 @@ func checkUploadPath(p string) error {
 // upload writes r (at most max bytes when max ≥ 0) to p and records the
 // step; args["bytes"] is set to what was written.
 func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max int64, args map[string]any) (int64, error) {
-	c, err := s.held(time.Now(), device, "phone_upload", args)
+	c, err := s.held(time.Now(), device, ToolUpload, args)
 	if err != nil {
 		return 0, err
 	}

@@ -228,7 +228,7 @@ func (s *Session) opensHidden(ctx context.Context, c *call, view *screen.View, t
 
 // appNamed finds the installed app that a launcher icon or a notification
 // row names: its label alone ("Bank"), or first ("Bank · now · …").
-func (m *Manager) appNamed(ctx context.Context, drv sdk.Driver, p *phone, device, label string) (sdk.App, bool) {
+func (m *Manager) appNamed(ctx context.Context, drv sdk.Full, p *phone, device, label string) (sdk.App, bool) {
 	l := fold(label)
 	if l == "" {
 		return sdk.App{}, false
@@ -245,7 +245,7 @@ func (m *Manager) appNamed(ctx context.Context, drv sdk.Driver, p *phone, device
 
 // installed is the phone's app list, as the hide state keeps it (listed
 // again when older than appsFor).
-func (m *Manager) installed(ctx context.Context, drv sdk.Driver, p *phone, device string) []sdk.App {
+func (m *Manager) installed(ctx context.Context, drv sdk.Full, p *phone, device string) []sdk.App {
 	h := &p.hide
 	h.mu.Lock()
 	apps, at, unable := h.apps, h.appsAt, h.noApps
@@ -254,13 +254,12 @@ func (m *Manager) installed(ctx context.Context, drv sdk.Driver, p *phone, devic
 	if fresh || unable {
 		return apps
 	}
-	lister, ok := drv.(sdk.AppLister)
-	if !ok {
+	if !m.serves(p, sdk.CapApps) {
 		return apps
 	}
 	lctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	got, err := lister.ListApps(lctx, device)
+	got, err := drv.ListApps(lctx, device)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {

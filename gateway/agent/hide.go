@@ -71,7 +71,7 @@ func (m *Manager) mask(p *phone, device string, sc *sdk.Screen, fresh bool) (*sd
 	if g := m.cfg.Guard; g != nil {
 		if notices := secrets.Notices(sc); len(notices) > 0 {
 			if fresh {
-				m.refresh(h, device, notices)
+				m.refresh(p, device, notices)
 			}
 			opts.Hide = h.hider(g.Blocked, m.appName)
 		}
@@ -102,7 +102,8 @@ func (m *Manager) appName(id string) string {
 // (at most every 30 s) when a row names an app the list does not have; the
 // notifications when a row shows one the last list did not have (at most
 // every second). A driver that cannot list is not asked again.
-func (m *Manager) refresh(h *hideState, device string, notices []secrets.Notice) {
+func (m *Manager) refresh(p *phone, device string, notices []secrets.Notice) {
+	h := &p.hide
 	now := time.Now()
 	h.mu.Lock()
 	labels := map[string]bool{}
@@ -139,11 +140,10 @@ func (m *Manager) refresh(h *hideState, device string, notices []secrets.Notice)
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
 	if needApps {
-		lister, ok := drv.(sdk.AppLister)
 		var apps []sdk.App
 		var err error = sdk.ErrUnsupported
-		if ok {
-			apps, err = lister.ListApps(ctx, device)
+		if m.serves(p, sdk.CapApps) {
+			apps, err = drv.ListApps(ctx, device)
 		}
 		h.mu.Lock()
 		switch {
@@ -157,11 +157,10 @@ func (m *Manager) refresh(h *hideState, device string, notices []secrets.Notice)
 		h.mu.Unlock()
 	}
 	if needNotes {
-		nl, ok := drv.(sdk.NotificationLister)
 		var notes []sdk.Notification
 		var err error = sdk.ErrUnsupported
-		if ok {
-			notes, err = nl.ListNotifications(ctx, device)
+		if m.serves(p, sdk.CapNotifications) {
+			notes, err = drv.ListNotifications(ctx, device)
 		}
 		recall := h.codes()
 		h.mu.Lock()

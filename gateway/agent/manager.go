@@ -21,7 +21,10 @@ import (
 type Drivers interface {
 	Devices() []driverhost.Device
 	Drivers() []driverhost.DriverStatus
-	DriverForDevice(id string) (sdk.Driver, string, error)
+	DriverForDevice(id string) (sdk.Full, string, error)
+	// Serves reports whether the driver of a device serves a capability,
+	// as the driver declares it.
+	Serves(deviceID string, c sdk.Capability) bool
 	Subscribe() (<-chan driverhost.Event, func())
 }
 
@@ -114,11 +117,10 @@ type phone struct {
 	act   sync.Mutex // one action at a time per phone
 	model *screen.Model
 	// Guarded by Manager.mu.
-	caps    map[sdk.Capability]bool // what the driver serves, nil until asked (serves)
-	blocked bool                    // a blocked app was in front at the last read
-	boxes   []sdk.Rect              // what to cover in screenshots, from the last read
-	boxSize sdk.Point               // the screen size the boxes are in
-	display int                     // the display its lease's task runs on; 0 is the phone's own screen
+	blocked bool       // a blocked app was in front at the last read
+	boxes   []sdk.Rect // what to cover in screenshots, from the last read
+	boxSize sdk.Point  // the screen size the boxes are in
+	display int        // the display its lease's task runs on; 0 is the phone's own screen
 	// Blocked apps' notifications and the codes seen here (hide.go); it has its own lock.
 	hide hideState
 	// Waking and automatic unlock (wake.go).

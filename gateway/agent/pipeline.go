@@ -16,7 +16,7 @@ import (
 // Observe reads the screen: what changed since the agent's last read, or
 // the whole screen with full.
 func (s *Session) Observe(ctx context.Context, device string, full, screenshot bool) (*Observation, error) {
-	return s.observe(ctx, device, "phone_observe", map[string]any{"device": device, "full": full, "screenshot": screenshot}, full, screenshot)
+	return s.observe(ctx, device, ToolObserve, map[string]any{"device": device, "full": full, "screenshot": screenshot}, full, screenshot)
 }
 
 func (s *Session) observe(ctx context.Context, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
@@ -49,7 +49,7 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 }
 
 // read reads a device's screen into its model.
-func (s *Session) read(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
+func (s *Session) read(ctx context.Context, drv sdk.Full, p *phone, device string) (*screen.View, error) {
 	s.m.wake(ctx, drv, p, device)
 	at := time.Now()
 	display := s.m.displayOf(p)
@@ -132,7 +132,7 @@ func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
 // while a blocked app or an app outside the task is in front, but the way
 // out (home, back, a launch).
 func (s *Session) Act(ctx context.Context, device string, a Action, progress Progress) (*Observation, error) {
-	c, err := s.begin(ctx, device, toolName(a.Kind), actionArgs(device, a), progress)
+	c, err := s.begin(ctx, device, a.Tool, a.args(device), progress)
 	if err != nil {
 		return nil, err
 	}
@@ -269,8 +269,8 @@ func (s *Session) appID(ctx context.Context, c *call, app string) (string, error
 		return "", Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
 	}
 	id := app
-	if lister, ok := c.drv.(sdk.AppLister); ok {
-		apps, err := lister.ListApps(ctx, l.device)
+	if s.m.serves(c.p, sdk.CapApps) {
+		apps, err := c.drv.ListApps(ctx, l.device)
 		if err != nil && !errors.Is(err, sdk.ErrUnsupported) {
 			return "", fromDriver(l.device, err, false)
 		}
@@ -329,8 +329,8 @@ func (s *Session) settle(ctx context.Context, c *call, progress Progress) (*scre
 		progress(0, cap.Seconds(), "waiting for the screen to settle")
 	}
 	display := s.m.displayOf(p)
-	if w, ok := drv.(sdk.IdleWaiter); ok && display == 0 && s.m.canWaitIdle(p, drv) {
-		idle, err := w.WaitIdle(ctx, device, cap)
+	if display == 0 && s.m.serves(p, sdk.CapWaitIdle) {
+		idle, err := drv.WaitIdle(ctx, device, cap)
 		if err == nil {
 			v, err := s.read(ctx, drv, p, device)
 			if e, ok := AsError(err); ok && e.withheld && e.Code == CodeScopeDenied {
@@ -377,11 +377,6 @@ func (s *Session) settled(p *phone, device string, at time.Time, sc *sdk.Screen)
 		return nil, err
 	}
 	return v, s.m.outOfTask(device, v, true)
-}
-
-// canWaitIdle reports whether the phone's driver serves WaitIdle.
-func (m *Manager) canWaitIdle(p *phone, drv sdk.Driver) bool {
-	return m.serves(p, drv, sdk.CapWaitIdle)
 }
 
 // scrollUntil scrolls, at most ten times, until text shows.

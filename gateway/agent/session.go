@@ -197,7 +197,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	if req.Background {
 		args["background"] = true
 	}
-	obs, err := s.observe(ctx, device, "phone_connect", args, true, false)
+	obs, err := s.observe(ctx, device, ToolConnect, args, true, false)
 	if e, ok := AsError(err); ok && e.withheld {
 		// The lease is held; only the screen is not the agent's to see (a
 		// blocked app, an app outside the task): say so, and how to leave it.
@@ -253,7 +253,7 @@ func (s *Session) Release(ctx context.Context, device string) error {
 	}
 	delete(m.leases, device)
 	m.mu.Unlock()
-	(&call{s: s, l: l, device: device, tool: "phone_release", args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
+	(&call{s: s, l: l, device: device, tool: ToolRelease, args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
 	m.endTask(l, "released")
 	return nil
 }
@@ -300,7 +300,7 @@ func (s *Session) offlineError(device string, since time.Time) *Error {
 }
 
 // driver returns the driver of a held device.
-func (s *Session) driver(device string) (sdk.Driver, error) {
+func (s *Session) driver(device string) (sdk.Full, error) {
 	d, _, err := s.m.cfg.Drivers.DriverForDevice(device)
 	if err != nil {
 		return nil, Errorf(CodeDeviceOffline, "%s is not reachable now; wait, then observe", device)

@@ -17,15 +17,14 @@ const maxWait = 60 * time.Second
 // Apps lists the apps the agent may launch: all of them, or the task's list.
 func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 	args := map[string]any{"device": device}
-	c, err := s.begin(ctx, device, "phone_apps", args, nil)
+	c, err := s.begin(ctx, device, ToolApps, args, nil)
 	if err != nil {
 		return nil, err
 	}
-	lister, ok := c.drv.(sdk.AppLister)
-	if !ok {
+	if !s.m.serves(c.p, sdk.CapApps) {
 		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list its apps", device))
 	}
-	apps, err := lister.ListApps(ctx, device)
+	apps, err := c.drv.ListApps(ctx, device)
 	if err != nil {
 		return nil, c.fail(ctx, fromDriver(device, err, false))
 	}
@@ -55,7 +54,7 @@ func inList(list []string, id, label string) bool {
 // capped timeout, with progress.
 func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, progress Progress) (*Observation, error) {
 	args := map[string]any{"device": device, "text": req.Text, "ref": req.Ref, "gone": req.Gone, "timeout_ms": req.Timeout.Milliseconds()}
-	c, err := s.begin(ctx, device, "phone_wait_for", args, progress)
+	c, err := s.begin(ctx, device, ToolWaitFor, args, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +106,14 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 // Notifications lists the phone's notifications.
 func (s *Session) Notifications(ctx context.Context, device string) ([]Notification, error) {
 	args := map[string]any{"device": device}
-	c, err := s.begin(ctx, device, "phone_notifications", args, nil)
+	c, err := s.begin(ctx, device, ToolNotifications, args, nil)
 	if err != nil {
 		return nil, err
 	}
-	nl, ok := c.drv.(sdk.NotificationLister)
-	if !ok {
+	if !s.m.serves(c.p, sdk.CapNotifications) {
 		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list notifications", device))
 	}
-	ns, err := nl.ListNotifications(ctx, device)
+	ns, err := c.drv.ListNotifications(ctx, device)
 	if err != nil {
 		return nil, c.fail(ctx, fromDriver(device, err, false))
 	}
@@ -135,7 +133,7 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 // back (pinky hand-back DEVICE), then returns the whole screen.
 func (s *Session) AskPerson(ctx context.Context, device, message string, progress Progress) (*Observation, error) {
 	args := map[string]any{"device": device, "message": message}
-	c, err := s.held(time.Now(), device, "phone_ask_person", args)
+	c, err := s.held(time.Now(), device, ToolAskPerson, args)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +164,7 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 			s.m.mu.Lock()
 			l.lastUsed = time.Now()
 			s.m.mu.Unlock()
-			return s.observeFrom(ctx, started, device, "phone_ask_person", args, true, false)
+			return s.observeFrom(ctx, started, device, ToolAskPerson, args, true, false)
 		case <-ctx.Done():
 			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"))
 		case <-tick.C:

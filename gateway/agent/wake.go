@@ -22,41 +22,18 @@ type PINSource interface {
 // defaultWakeEvery is the least time between two wakes of a phone.
 const defaultWakeEvery = 5 * time.Second
 
-// serves reports whether the phone's driver serves capability c, asking
-// the driver once: capabilities do not change while a driver runs. A
-// driver whose Info lists no capabilities at all (an in-process one: the
-// server adapter fills them in for plugins) is taken to serve the optional
-// interfaces it implements.
-func (m *Manager) serves(p *phone, drv sdk.Driver, c sdk.Capability) bool {
-	m.mu.Lock()
-	caps := p.caps
-	m.mu.Unlock()
-	if caps == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		info, err := drv.Info(ctx)
-		if err != nil {
-			return false
-		}
-		if len(info.Capabilities) == 0 {
-			info.Capabilities = sdk.Capabilities(drv)
-		}
-		caps = map[sdk.Capability]bool{}
-		for _, x := range info.Capabilities {
-			caps[x] = true
-		}
-		m.mu.Lock()
-		p.caps = caps
-		m.mu.Unlock()
-	}
-	return caps[c]
+// serves reports whether the phone's driver serves capability c, as the
+// driver declared it: the one way the agent knows what a driver can do
+// (the driver it holds has every optional method, sdk.Full).
+func (m *Manager) serves(p *phone, c sdk.Capability) bool {
+	return m.cfg.Drivers.Serves(p.id, c)
 }
 
 // wake turns the phone's screen on before an agent reads or acts on it,
 // when its driver can, at most once every WakeEvery. It reports whether it
 // woke the phone (the screen may have changed: read it again).
-func (m *Manager) wake(ctx context.Context, drv sdk.Driver, p *phone, device string) bool {
-	if _, ok := drv.(sdk.Waker); !ok || !m.serves(p, drv, sdk.CapWake) || m.displayOf(p) != 0 {
+func (m *Manager) wake(ctx context.Context, drv sdk.Full, p *phone, device string) bool {
+	if !m.serves(p, sdk.CapWake) || m.displayOf(p) != 0 {
 		return false // never for a task on a background display
 	}
 	now := time.Now()
@@ -71,7 +48,7 @@ func (m *Manager) wake(ctx context.Context, drv sdk.Driver, p *phone, device str
 	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := drv.(sdk.Waker).Wake(wctx, device); err != nil {
+	if err := drv.Wake(wctx, device); err != nil {
 		m.log.Debug("waking a phone", "device", device, "err", err)
 		return false
 	}
@@ -91,7 +68,7 @@ func (m *Manager) seen(p *phone, sc *sdk.Screen) {
 
 // wakeNow wakes the phone whatever the time since the last wake: a read
 // found its screen off.
-func (m *Manager) wakeNow(ctx context.Context, drv sdk.Driver, p *phone, device string) bool {
+func (m *Manager) wakeNow(ctx context.Context, drv sdk.Full, p *phone, device string) bool {
 	m.mu.Lock()
 	p.lastWake = time.Time{}
 	m.mu.Unlock()
@@ -106,9 +83,9 @@ func (m *Manager) wakeNow(ctx context.Context, drv sdk.Driver, p *phone, device 
 //
 // The PIN goes from the PIN source to the driver and nowhere else: it is not
 // logged, recorded or shown, and no screenshot is taken meanwhile.
-func (s *Session) autoUnlock(ctx context.Context, drv sdk.Driver, p *phone, device string) (*screen.View, error) {
+func (s *Session) autoUnlock(ctx context.Context, drv sdk.Full, p *phone, device string) (*screen.View, error) {
 	m := s.m
-	if _, ok := drv.(sdk.Unlocker); m.cfg.PINs == nil || !ok || !m.serves(p, drv, sdk.CapUnlock) {
+	if m.cfg.PINs == nil || !m.serves(p, sdk.CapUnlock) {
 		return nil, nil
 	}
 	pin, ok, err := m.cfg.PINs.PIN(device)
@@ -136,7 +113,7 @@ func (s *Session) autoUnlock(ctx context.Context, drv sdk.Driver, p *phone, devi
 	uctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	m.cfg.Watcher.ScreenHidden(device, "unlocking")
-	err = drv.(sdk.Unlocker).Unlock(uctx, device, pin)
+	err = drv.Unlock(uctx, device, pin)
 	m.cfg.Watcher.ScreenHidden(device, "unlocked")
 	if err != nil && strings.Contains(err.Error(), pin) {
 		err = scrubbed{err} // a driver that echoes the PIN does not get it logged or recorded
@@ -189,9 +166,9 @@ func (e scrubbed) Unwrap() error { return e.err }
 // when it declares frame capture (an iPhone's broadcast makes one in
 // milliseconds, where a screenshot over Wi-Fi takes a second), else, or
 // when that fails, a screenshot.
-func (m *Manager) still(ctx context.Context, p *phone, drv sdk.Driver, req sdk.ScreenshotRequest) (*sdk.Image, error) {
-	if fc, ok := drv.(sdk.FrameCapturer); ok && m.serves(p, drv, sdk.CapFrameCapture) {
-		img, err := fc.CaptureFrame(ctx, req)
+func (m *Manager) still(ctx context.Context, p *phone, drv sdk.Full, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	if m.serves(p, sdk.CapFrameCapture) {
+		img, err := drv.CaptureFrame(ctx, req)
 		if err == nil {
 			return img, nil
 		}

@@ -16,6 +16,8 @@ import (
 // (Config.Deadlines); see deadline.go.
 type handle struct{ d *driver }
 
+var _ sdk.Full = (*handle)(nil)
+
 var (
 	_ sdk.Driver        = (*handle)(nil)
 	_ sdk.Inputter      = (*handle)(nil)

@@ -188,9 +188,9 @@ func (h *Host) Drivers() []DriverStatus {
 }
 
 // Driver returns a handle to the named driver. The handle stays valid
-// across restarts; see the package comment. It implements every optional
-// sdk interface; Info().Capabilities says which ones the driver serves.
-func (h *Host) Driver(name string) (sdk.Driver, error) {
+// across restarts; see the package comment. It has every optional method
+// (sdk.Full); Info().Capabilities says which ones the driver serves.
+func (h *Host) Driver(name string) (sdk.Full, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	d, ok := h.drivers[name]
@@ -203,9 +203,19 @@ func (h *Host) Driver(name string) (sdk.Driver, error) {
 // DriverForDevice returns a handle to the driver that lists deviceID, and
 // the driver's name. When two drivers list the id, the online one listed
 // first wins. An unknown id is sdk.ErrDeviceNotFound.
-func (h *Host) DriverForDevice(deviceID string) (sdk.Driver, string, error) {
+func (h *Host) DriverForDevice(deviceID string) (sdk.Full, string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	d := h.driverOfLocked(deviceID)
+	if d == nil {
+		return nil, "", fmt.Errorf("device %q: %w", deviceID, sdk.ErrDeviceNotFound)
+	}
+	return d.handle, d.name, nil
+}
+
+// driverOfLocked is the driver that lists deviceID: when two do, the online
+// one listed first. h.mu is held.
+func (h *Host) driverOfLocked(deviceID string) *driver {
 	var best *devEntry
 	for _, e := range h.devices {
 		if e.dev.ID != deviceID {
@@ -216,10 +226,21 @@ func (h *Host) DriverForDevice(deviceID string) (sdk.Driver, string, error) {
 		}
 	}
 	if best == nil {
-		return nil, "", fmt.Errorf("device %q: %w", deviceID, sdk.ErrDeviceNotFound)
+		return nil
 	}
-	d := h.drivers[best.dev.Driver]
-	return d.handle, d.name, nil
+	return h.drivers[best.dev.Driver]
+}
+
+// Serves reports whether the driver of deviceID serves capability c, as
+// that driver's Info declared it when it started: the one way to know what
+// a driver can do (its handle has every optional method, sdk.Full, and one
+// it does not serve answers ErrUnsupported). An unknown device serves
+// nothing.
+func (h *Host) Serves(deviceID string, c sdk.Capability) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d := h.driverOfLocked(deviceID)
+	return d != nil && slices.Contains(d.info.Capabilities, c)
 }
 
 // Devices lists every device of every driver, online or not, sorted by id

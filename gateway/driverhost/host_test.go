@@ -64,6 +64,19 @@ func TestStartListsDevicesAndStops(t *testing.T) {
 	if _, _, err := h.DriverForDevice("nope"); !errors.Is(err, sdk.ErrDeviceNotFound) {
 		t.Errorf("DriverForDevice(nope): err = %v; want ErrDeviceNotFound", err)
 	}
+	// What a device's driver serves is what the driver declared.
+	info, err := d.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []sdk.Capability{sdk.CapWake, sdk.CapVideo, sdk.CapFiles, sdk.CapDisplays} {
+		if got, want := h.Serves("beta-2", c), slices.Contains(info.Capabilities, c); got != want {
+			t.Errorf("Serves(beta-2, %s) = %v; the driver declares %v", c, got, info.Capabilities)
+		}
+	}
+	if h.Serves("nope", sdk.CapWake) {
+		t.Error("an unknown device serves a capability")
+	}
 	if _, err := h.Driver("nope"); !errors.Is(err, ErrUnknownDriver) {
 		t.Errorf("Driver(nope): err = %v; want ErrUnknownDriver", err)
 	}
