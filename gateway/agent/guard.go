@@ -253,14 +253,6 @@ func stillThere(card *approval.Card, before, after *screen.View, target *screen.
 	return err == nil && n.Label == target.Label && n.Role == target.Role && n.Bounds == target.Bounds
 }
 
-// toolName is the MCP tool of an action kind.
-func toolName(kind string) string {
-	if kind == "stop" {
-		return "phone_stop_app"
-	}
-	return "phone_" + kind
-}
-
 // waitingCall is an action that waits for an approval, for phone_approval
 // to run once the person allows it.
 type waitingCall struct {

@@ -204,7 +204,3 @@ func (a Action) args(device string) map[string]any {
 	}
 	return args
 }
-
-// actionArgs is a.args(device), for the callers that do not yet ask the
-// action itself.
-func actionArgs(device string, a Action) map[string]any { return a.args(device) }
