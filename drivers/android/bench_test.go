@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // The benchmarks run on the virtual phone through a private adb server
@@ -58,7 +59,7 @@ func BenchmarkTap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pt := find(b, sc, "Bluetooth")
+	pt := simtest.Center(b, sc, "Bluetooth")
 	dev := d.adb.Device(r.serial)
 	kinds := []struct {
 		name string

@@ -15,6 +15,8 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
 	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // The background-display tests go the real way too: this driver → Debian's
@@ -23,28 +25,6 @@ import (
 // every display's windows (Android 13's --windows).
 
 const simPhone = "sim-android-1"
-
-// eventually waits up to 10 s for ok, then fails the test with what.
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: not after 10s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// element finds an element by text, content description or resource id.
-func element(sc *sdk.Screen, what string) (sdk.Element, bool) {
-	for _, e := range sc.Elements {
-		if e.Text == what || e.ContentDescription == what || e.ResourceID == what || strings.HasSuffix(e.ResourceID, "id/"+what) {
-			return e, true
-		}
-	}
-	return sdk.Element{}, false
-}
 
 // packets collects a video stream.
 type packets struct {
@@ -110,7 +90,7 @@ func TestBackgroundDisplay(t *testing.T) {
 		t.Fatalf("launch onto display %d: %v", id, err)
 	}
 	t.Logf("launch: %s", res.Detail)
-	eventually(t, "Notes on the display", func() bool { return read(id).App.ID == "com.google.android.keep" })
+	testkit.WaitUntil(t, "Notes on the display", func() bool { return read(id).App.ID == "com.google.android.keep" })
 	sc := read(id)
 	if sc.Width != 720 || sc.Height != 1280 || sc.LockState != sdk.LockUnlocked || !sc.ScreenOn || sc.DensityDPI != 320 {
 		t.Errorf("Screen(%d): %dx%d/%d, lock %q, on %v; want 720x1280/320, unlocked and on", id, sc.Width, sc.Height, sc.DensityDPI, sc.LockState, sc.ScreenOn)
@@ -128,7 +108,7 @@ func TestBackgroundDisplay(t *testing.T) {
 
 	tap := func(what string) {
 		t.Helper()
-		e, ok := element(read(id), what)
+		e, ok := simtest.Find(read(id), what)
 		if !ok {
 			t.Fatalf("no %q on display %d", what, id)
 		}
@@ -137,14 +117,14 @@ func TestBackgroundDisplay(t *testing.T) {
 		}
 	}
 	tap("new_note")
-	eventually(t, "the note field", func() bool { _, ok := element(read(id), "edit_note_text"); return ok })
+	testkit.WaitUntil(t, "the note field", func() bool { _, ok := simtest.Find(read(id), "edit_note_text"); return ok })
 	tap("edit_note_text")
-	eventually(t, "the note field focused", func() bool { e, _ := element(read(id), "edit_note_text"); return e.Focused })
+	testkit.WaitUntil(t, "the note field focused", func() bool { e, _ := simtest.Find(read(id), "edit_note_text"); return e.Focused })
 	// Not ASCII: typed through the clipboard, on the display.
 	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActType, Text: "hello wörld ✓", DisplayID: id}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the typed text", func() bool { e, _ := element(read(id), "edit_note_text"); return e.Text == "hello wörld ✓" })
+	testkit.WaitUntil(t, "the typed text", func() bool { e, _ := simtest.Find(read(id), "edit_note_text"); return e.Text == "hello wörld ✓" })
 	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack, DisplayID: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +163,7 @@ func TestBackgroundDisplay(t *testing.T) {
 			ps := p.snapshot()
 			return len(ps) > 1 && ps[0].Config && anyPacket(ps, func(pk sdk.VideoPacket) bool { return pk.KeyFrame })
 		}
-		eventually(t, "a config packet and a key frame", func() bool {
+		testkit.WaitUntil(t, "a config packet and a key frame", func() bool {
 			if !keyFrame() {
 				d.RequestKeyFrame(ctx, r.serial, id) //nolint:errcheck // the check is the key frame
 			}
@@ -232,7 +212,7 @@ func TestBackgroundDisplay(t *testing.T) {
 	if _, err := d.Screen(ctx, r.serial, id); !errors.Is(err, sdk.ErrInvalidArgument) {
 		t.Errorf("Screen of the removed display: %v; want ErrInvalidArgument", err)
 	}
-	eventually(t, "the display gone from the virtual phone", func() bool {
+	testkit.WaitUntil(t, "the display gone from the virtual phone", func() bool {
 		_, err := r.sim.Screen(ctx, simPhone, id)
 		return errors.Is(err, sdk.ErrInvalidArgument) && len(r.face.Device().Displays()) == 0
 	})
@@ -262,7 +242,7 @@ func TestBackgroundDisplayOldAndroid(t *testing.T) {
 	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "need Android 13 or later") || !strings.Contains(err.Error(), "Android 11") {
 		t.Fatalf("CreateDisplay on Android 11: %v; want ErrUnsupported saying background displays need Android 13 or later", err)
 	}
-	eventually(t, "no display left on the virtual phone", func() bool {
+	testkit.WaitUntil(t, "no display left on the virtual phone", func() bool {
 		_, err := r.sim.Screen(ctx, simPhone, 1)
 		return errors.Is(err, sdk.ErrInvalidArgument) && len(r.face.Device().Displays()) == 0
 	})
@@ -289,11 +269,11 @@ func TestBackgroundDisplayServerDies(t *testing.T) {
 	if n := k.kill(); n != 1 {
 		t.Fatalf("killed %d scrcpy servers; want the display's one", n)
 	}
-	eventually(t, "the display gone from the virtual phone", func() bool {
+	testkit.WaitUntil(t, "the display gone from the virtual phone", func() bool {
 		_, err := r.sim.Screen(ctx, simPhone, id)
 		return errors.Is(err, sdk.ErrInvalidArgument)
 	})
-	eventually(t, "the driver to see the server gone", func() bool {
+	testkit.WaitUntil(t, "the driver to see the server gone", func() bool {
 		_, err := d.Screen(ctx, r.serial, id)
 		return errors.Is(err, sdk.ErrInvalidArgument) && strings.Contains(err.Error(), "ended with its scrcpy server")
 	})
@@ -325,12 +305,12 @@ func TestBackgroundDisplayPhoneGoesAway(t *testing.T) {
 	w.wait(t, 0, "the phone removed", func(ev sdk.DeviceEvent) bool {
 		return ev.Kind == sdk.DeviceRemoved && ev.Device.ID == r.serial
 	})
-	eventually(t, "its display sessions ended", func() bool {
+	testkit.WaitUntil(t, "its display sessions ended", func() bool {
 		p.dispMu.Lock()
 		defer p.dispMu.Unlock()
 		return len(p.displays) == 0
 	})
-	eventually(t, "the display gone from the virtual phone", func() bool {
+	testkit.WaitUntil(t, "the display gone from the virtual phone", func() bool {
 		_, err := r.sim.Screen(ctx, simPhone, id)
 		return errors.Is(err, sdk.ErrInvalidArgument)
 	})

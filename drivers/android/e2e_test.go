@@ -2,7 +2,6 @@ package android
 
 import (
 	"context"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os"
 	"os/exec"
@@ -10,6 +9,10 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/drivertest"
@@ -50,12 +53,7 @@ func freePort(t testing.TB) int {
 func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	t.Helper()
 	adbPath := testdep.Need(t, "adb")
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rig{adbPort: freePort(t), sim: sim.New(w)}
-	t.Cleanup(func() { r.sim.Close() })
+	r := &rig{adbPort: freePort(t), sim: simtest.New(t)}
 	home := t.TempDir() // adb keeps its key in $HOME/.android
 	r.home = home
 	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))
@@ -63,6 +61,7 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var err error
 	r.face, err = adbd.Listen("127.0.0.1:0", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -150,36 +149,25 @@ func TestReadAndTap(t *testing.T) {
 	if sc.App.ID != want.App.ID || sc.LockState != sdk.LockUnlocked || len(sc.Elements) == 0 {
 		t.Errorf("read through adb: app %q lock %q, %d elements; the sim shows %q", sc.App.ID, sc.LockState, len(sc.Elements), want.App.ID)
 	}
-	settings := find(t, sc, "Settings")
+	settings := simtest.Center(t, sc, "Settings")
 	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: settings}); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, r.sim, "com.android.settings")
 }
 
-func find(t testing.TB, sc *sdk.Screen, text string) sdk.Point {
-	t.Helper()
-	for _, e := range sc.Elements {
-		if e.Text == text || e.ContentDescription == text {
-			return sdk.Point{X: (e.Bounds.Left + e.Bounds.Right) / 2, Y: (e.Bounds.Top + e.Bounds.Bottom) / 2}
-		}
-	}
-	t.Fatalf("no %q on the screen", text)
-	return sdk.Point{}
-}
-
+// waitApp waits for the virtual phone to show app.
 func waitApp(t testing.TB, s *sim.Driver, app string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		sc, err := s.Screen(context.Background(), "sim-android-1", 0)
-		if err == nil && sc.App.ID == app {
-			return
+	var shown string
+	if !testkit.Poll(5*time.Second, func() bool {
+		sc, err := s.Screen(context.Background(), simPhone, 0)
+		if err == nil {
+			shown = sc.App.ID
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the virtual phone shows %q, want %q", sc.App.ID, app)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil && sc.App.ID == app
+	}) {
+		t.Fatalf("the virtual phone shows %q, want %q", shown, app)
 	}
 }
 

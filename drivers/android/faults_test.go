@@ -13,6 +13,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // The fault tests break one thing on the real path (driver → adb server →
@@ -323,7 +324,7 @@ func TestFaultScrcpyServerDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Settings")}); err != nil {
+	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "Settings")}); err != nil {
 		t.Fatalf("a tap after the scrcpy server died: %v; want it started again", err)
 	}
 	waitApp(t, r.sim, "com.android.settings")

@@ -126,11 +126,18 @@ func (p *Phone) Key(k sdk.Key) { p.T.Helper(); p.Act(sdk.Action{Kind: sdk.ActKey
 // when there is none.
 func (p *Phone) Tap(what string) {
 	p.T.Helper()
-	e, ok := Find(p.Screen(), what)
+	p.Act(sdk.Action{Kind: sdk.ActTap, Point: Center(p.T, p.Screen(), what)})
+}
+
+// Center returns the centre of the element Find finds in s, and fails the
+// test when there is none. s may come from any driver.
+func Center(t testing.TB, s *sdk.Screen, what string) sdk.Point {
+	t.Helper()
+	e, ok := Find(s, what)
 	if !ok {
-		p.T.Fatalf("tap %q: not on the screen of %s", what, p.ID)
+		t.Fatalf("%q: not on the screen of %s", what, s.App.ID)
 	}
-	p.Act(sdk.Action{Kind: sdk.ActTap, Point: e.Bounds.Center()})
+	return e.Bounds.Center()
 }
 
 // Find returns the first element of s whose text, content description or

@@ -69,6 +69,13 @@ func TestPhone(t *testing.T) {
 	p.Key(sdk.KeyBack)
 }
 
+func TestCenter(t *testing.T) {
+	s := &sdk.Screen{Elements: []sdk.Element{{Text: "Send", Bounds: sdk.Rect{Left: 10, Top: 20, Right: 30, Bottom: 60}}}}
+	if got, want := Center(t, s, "Send"), (sdk.Point{X: 20, Y: 40}); got != want {
+		t.Errorf("Center: got %v; want %v", got, want)
+	}
+}
+
 func TestFind(t *testing.T) {
 	s := &sdk.Screen{Elements: []sdk.Element{
 		{ID: 1, Text: "Send"},
