@@ -20,6 +20,8 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // The end-to-end tests drive the virtual iPhone exactly as a real one: this
@@ -48,12 +50,8 @@ type rigOpt struct {
 
 func newRig(t testing.TB, o rigOpt) *rig {
 	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rig{sim: sim.New(w), path: filepath.Join(t.TempDir(), config.FileName)}
-	t.Cleanup(func() { r.sim.Close() })
+	r := &rig{sim: simtest.New(t), path: filepath.Join(t.TempDir(), config.FileName)}
+	var err error
 	r.face, err = wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1", MJPEG: true})
 	if err != nil {
 		t.Fatal(err)
@@ -128,22 +126,11 @@ func (r *rig) driver(t testing.TB) *Driver {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	eventually(t, "the driver lists the phone online", func() bool {
+	testkit.WaitUntil(t, "the driver lists the phone online", func() bool {
 		_, err := d.phone(phoneID)
 		return err == nil
 	})
 	return d
-}
-
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestConformance runs the driver conformance suite on the virtual iPhone
@@ -154,21 +141,9 @@ func TestConformance(t *testing.T) {
 	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second}})
 }
 
-// find returns the centre of the element showing text.
-func find(t testing.TB, sc *sdk.Screen, text string) sdk.Point {
-	t.Helper()
-	for _, e := range sc.Elements {
-		if e.Text == text || e.ContentDescription == text {
-			return sdk.Point{X: (e.Bounds.Left + e.Bounds.Right) / 2, Y: (e.Bounds.Top + e.Bounds.Bottom) / 2}
-		}
-	}
-	t.Fatalf("no %q on the screen", text)
-	return sdk.Point{}
-}
-
 func waitApp(t testing.TB, s *sim.Driver, app string) {
 	t.Helper()
-	eventually(t, "the virtual iPhone shows "+app, func() bool {
+	testkit.WaitUntil(t, "the virtual iPhone shows "+app, func() bool {
 		sc, err := s.Screen(context.Background(), "sim-ios-1", 0)
 		return err == nil && sc.App.ID == app
 	})
@@ -207,7 +182,7 @@ func TestReadUnlockTapType(t *testing.T) {
 			t.Errorf("element %q at %+v is off the %dx%d screen", e.Text, b, sc.Width, sc.Height)
 		}
 	}
-	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Messages")}); err != nil {
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "Messages")}); err != nil {
 		t.Fatal(err)
 	}
 	waitApp(t, r.sim, "com.apple.MobileSMS")
@@ -215,7 +190,7 @@ func TestReadUnlockTapType(t *testing.T) {
 	if sc.App.ID != "com.apple.MobileSMS" {
 		t.Errorf("app in front %q; want com.apple.MobileSMS", sc.App.ID)
 	}
-	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Ben Okafor")}); err != nil {
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "Ben Okafor")}); err != nil {
 		t.Fatal(err)
 	}
 	sc, _ = d.Screen(ctx, phoneID, 0)
@@ -308,7 +283,7 @@ func TestVideoAndStills(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p, _ := d.phone(phoneID)
-	eventually(t, "the broadcast is live", p.rx.Live)
+	testkit.WaitUntil(t, "the broadcast is live", p.rx.Live)
 	var mu sync.Mutex
 	var got []sdk.VideoPacket
 	done := make(chan error, 1)
@@ -320,7 +295,7 @@ func TestVideoAndStills(t *testing.T) {
 			return nil
 		})
 	}()
-	eventually(t, "a config and a key frame arrive", func() bool {
+	testkit.WaitUntil(t, "a config and a key frame arrive", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(got) >= 2 && got[0].Config && got[1].KeyFrame
@@ -338,7 +313,7 @@ func TestVideoAndStills(t *testing.T) {
 		t.Errorf("frame: %v %+v; want a JPEG 400 px on its longer side", err, c)
 	}
 	r.src.Stop("the person stopped the broadcast")
-	eventually(t, "the broadcast ends", func() bool { return !p.rx.Live() })
+	testkit.WaitUntil(t, "the broadcast ends", func() bool { return !p.rx.Live() })
 	if _, err := d.CaptureFrame(ctx, sdk.ScreenshotRequest{DeviceID: phoneID}); sdk.Category(err) != sdk.ErrUnsupported {
 		t.Errorf("frame capture without a broadcast: %v; want ErrUnsupported", err)
 	}
@@ -362,7 +337,7 @@ func TestWrongPairingSecret(t *testing.T) {
 	r := newRig(t, rigOpt{video: true, badSecret: true})
 	d := r.driver(t)
 	p, _ := d.phone(phoneID)
-	eventually(t, "the receiver refuses the broadcast", func() bool { return p.rx.Stats().AuthFailures > 0 })
+	testkit.WaitUntil(t, "the receiver refuses the broadcast", func() bool { return p.rx.Stats().AuthFailures > 0 })
 	if p.rx.Live() {
 		t.Error("a broadcast with a wrong secret is live")
 	}
@@ -379,7 +354,7 @@ func TestWDARestart(t *testing.T) {
 	ctx := context.Background()
 	sc, _ := d.Screen(ctx, phoneID, 0)
 	r.face.Restart()
-	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: find(t, sc, "Mail")}); err != nil {
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "Mail")}); err != nil {
 		t.Fatalf("tap after WDA restarted: %v", err)
 	}
 	waitApp(t, r.sim, "com.apple.mobilemail")
@@ -401,7 +376,7 @@ func TestHangingSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	eventually(t, "both phones online", func() bool {
+	testkit.WaitUntil(t, "both phones online", func() bool {
 		_, e1 := d.phone(phoneID)
 		_, e2 := d.phone("ios-other")
 		return e1 == nil && e2 == nil
@@ -480,7 +455,7 @@ func TestMirrorInput(t *testing.T) {
 	d := r.unlocked(t)
 	ctx := context.Background()
 	sc, _ := d.Screen(ctx, phoneID, 0)
-	at := find(t, sc, "Mail")
+	at := simtest.Center(t, sc, "Mail")
 	evs := []sdk.InputEvent{
 		{DeviceID: phoneID, Pointer: &sdk.PointerEvent{Action: sdk.PointerDown, Point: at}},
 		{DeviceID: phoneID, Pointer: &sdk.PointerEvent{Action: sdk.PointerUp, Point: at}},
@@ -506,7 +481,7 @@ func TestVideoReconnect(t *testing.T) {
 	r := newRig(t, rigOpt{video: true})
 	d := r.driver(t)
 	p, _ := d.phone(phoneID)
-	eventually(t, "the broadcast is live", p.rx.Live)
+	testkit.WaitUntil(t, "the broadcast is live", p.rx.Live)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
@@ -522,15 +497,15 @@ func TestVideoReconnect(t *testing.T) {
 		return nil
 	})
 	counts := func() (int, int) { mu.Lock(); defer mu.Unlock(); return configs, keys }
-	eventually(t, "a config and a key frame", func() bool { c, k := counts(); return c >= 1 && k >= 1 })
+	testkit.WaitUntil(t, "a config and a key frame", func() bool { c, k := counts(); return c >= 1 && k >= 1 })
 
 	addr := r.src.Addr().String()
 	r.stop() // the extension goes away
-	eventually(t, "the broadcast ends", func() bool { return !p.rx.Live() })
+	testkit.WaitUntil(t, "the broadcast ends", func() bool { return !p.rx.Live() })
 	c0, _ := counts()
 	_, start, _ := r.broadcast(t, wdad.BroadcastConfig{Secret: r.secret, Listen: addr})
 	start()
-	eventually(t, "the stream goes on with a new config and a key frame", func() bool {
+	testkit.WaitUntil(t, "the stream goes on with a new config and a key frame", func() bool {
 		c, k := counts()
 		return c > c0 && k >= 1
 	})
@@ -557,7 +532,7 @@ func TestListReadableByOthers(t *testing.T) {
 	if err := os.Chmod(r.path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the driver lists the phone after chmod 600", func() bool {
+	testkit.WaitUntil(t, "the driver lists the phone after chmod 600", func() bool {
 		_, err := d.phone(phoneID)
 		return err == nil
 	})
@@ -584,10 +559,10 @@ func TestListEditKeepsVideo(t *testing.T) {
 		p, err := d.phone(phoneID)
 		return err == nil && p.rx.Live()
 	}
-	eventually(t, "the broadcast reaches the driver", live)
+	testkit.WaitUntil(t, "the broadcast reaches the driver", live)
 	r.phone.Name = "Renamed iPhone"
 	r.save(t, r.phone)
-	eventually(t, "the renamed phone's broadcast is back", func() bool {
+	testkit.WaitUntil(t, "the renamed phone's broadcast is back", func() bool {
 		p, err := d.phone(phoneID)
 		return err == nil && p.device().Name == "Renamed iPhone" && p.rx.Live()
 	})

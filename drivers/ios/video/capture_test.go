@@ -16,9 +16,9 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/ios/video"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
 	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // tap relays TCP connections to target and keeps every byte that crosses
@@ -94,12 +94,7 @@ func TestWireCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	phone := sim.New(w)
-	t.Cleanup(func() { phone.Close() })
+	phone := simtest.New(t)
 
 	rx, err := video.NewReceiver(video.ReceiverConfig{DeviceID: device, Secret: secret, Listen: "127.0.0.1:0"})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"runtime"
 	"sync"
@@ -17,11 +16,12 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // waitFor bounds every wait of the tests. It only guards against hangs: no
 // test asserts how fast something happens.
-const waitFor = 10 * time.Second
+const waitFor = testkit.Limit
 
 const testDevice = "test-iphone"
 
@@ -69,40 +69,6 @@ func checkLeaks(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
-}
-
-// logBuffer collects log lines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *logBuffer) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-// eventually waits until cond holds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // runInBackground runs run until the test ends, and checks that it returns
@@ -248,7 +214,7 @@ func subscribe(t *testing.T, r *Receiver) *packets {
 // waitSubscribers waits until r has at least n subscribers.
 func waitSubscribers(t *testing.T, r *Receiver, n int) {
 	t.Helper()
-	eventually(t, "subscribers", func() bool {
+	testkit.WaitUntil(t, "subscribers", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return len(r.subs) >= n
@@ -283,7 +249,7 @@ type pair struct {
 	rx   *Receiver
 	src  *Source
 	enc  *encoder
-	logs *logBuffer
+	logs *testkit.Buffer
 	live chan bool
 }
 
@@ -301,17 +267,17 @@ type pairOptions struct {
 // dials the proxy, which forwards to the listening side.
 func newPair(t *testing.T, o pairOptions) (*pair, *proxy) {
 	t.Helper()
-	p := &pair{enc: newEncoder(), logs: &logBuffer{}, live: make(chan bool, 64)}
+	p := &pair{enc: newEncoder(), logs: &testkit.Buffer{}, live: make(chan bool, 64)}
 	secret := o.sourceSecret
 	if secret == nil {
 		secret = testSecret
 	}
 	rcfg := ReceiverConfig{
-		DeviceID: testDevice, Secret: testSecret, Logger: p.logs.logger(), Ping: o.ping, Dead: o.dead,
+		DeviceID: testDevice, Secret: testSecret, Logger: p.logs.Logger(), Ping: o.ping, Dead: o.dead,
 		OnLive: func(live bool) { p.live <- live },
 	}
 	scfg := SourceConfig{
-		DeviceID: testDevice, Secret: secret, Logger: p.logs.logger().With("side", "source"), Ping: o.ping, Dead: o.dead,
+		DeviceID: testDevice, Secret: secret, Logger: p.logs.Logger().With("side", "source"), Ping: o.ping, Dead: o.dead,
 		Stream: p.enc.Stream, KeyFrame: p.enc.KeyFrame, Still: p.enc.Still,
 	}
 	if o.noStill {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 var arrangements = []struct {
@@ -78,7 +79,7 @@ func TestStream(t *testing.T) {
 			if err := p.rx.RequestKeyFrame(); err != nil {
 				t.Errorf("RequestKeyFrame: %v", err)
 			}
-			eventually(t, "the key frame request", func() bool { return p.enc.keyCalls.Load() >= 1 })
+			testkit.WaitUntil(t, "the key frame request", func() bool { return p.enc.keyCalls.Load() >= 1 })
 
 			rs, ss := p.rx.Stats(), p.src.Stats()
 			if rs.Sessions != 1 || rs.FramesIn != 4 || rs.BytesIn != 4*100 || rs.FramesDropped != 0 || rs.AuthFailures != 0 || rs.ProtocolErrors != 0 {
@@ -99,7 +100,7 @@ func TestWrongSecret(t *testing.T) {
 			p, _ := newPair(t, pairOptions{sourceListens: tt.sourceListens, sourceSecret: other})
 			if tt.sourceListens {
 				p.runSource(t) // the receiver dials, fails, and keeps trying
-				eventually(t, "an auth failure on both sides", func() bool {
+				testkit.WaitUntil(t, "an auth failure on both sides", func() bool {
 					return p.rx.Stats().AuthFailures >= 1 && p.src.Stats().AuthFailures >= 1
 				})
 			} else {
@@ -109,7 +110,7 @@ func TestWrongSecret(t *testing.T) {
 				if !errors.Is(err, ErrAuth) {
 					t.Fatalf("Source.Run: got %v; want ErrAuth", err)
 				}
-				eventually(t, "the receiver's auth failure", func() bool { return p.rx.Stats().AuthFailures == 1 })
+				testkit.WaitUntil(t, "the receiver's auth failure", func() bool { return p.rx.Stats().AuthFailures == 1 })
 			}
 			if p.rx.Live() {
 				t.Error("Live: got true; want false")
@@ -143,7 +144,7 @@ func TestReplayToReceiver(t *testing.T) {
 	if got := replay.closed(); !strings.HasPrefix(got, "AUTH:") {
 		t.Errorf("the receiver's answer: got %q; want an AUTH error", got)
 	}
-	eventually(t, "the auth failure", func() bool { return p.rx.Stats().AuthFailures == 1 })
+	testkit.WaitUntil(t, "the auth failure", func() bool { return p.rx.Stats().AuthFailures == 1 })
 	if logs := p.logs.String(); !strings.Contains(logs, "device="+testDevice) {
 		t.Errorf("the logs do not name the device:\n%s", logs)
 	}
@@ -168,7 +169,7 @@ func TestUnknownVersion(t *testing.T) {
 			if !errors.Is(err, ErrVersion) {
 				t.Fatalf("handshake: got %v; want ErrVersion", err)
 			}
-			eventually(t, "the protocol error", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
+			testkit.WaitUntil(t, "the protocol error", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
 			logs := p.logs.String()
 			for _, want := range []string{"level=ERROR", "no common protocol version", tt.wantText} {
 				if !strings.Contains(logs, want) {
@@ -237,7 +238,7 @@ func TestOldClearBroadcastRefused(t *testing.T) {
 	if got := old.closed(); !strings.HasPrefix(got, "VERSION:") || !strings.Contains(got, "unencrypted") {
 		t.Errorf("the receiver's answer: got %q; want a VERSION error saying version 1 is unencrypted", got)
 	}
-	eventually(t, "the refusal counted", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
+	testkit.WaitUntil(t, "the refusal counted", func() bool { return p.rx.Stats().ProtocolErrors == 1 })
 	if s := p.rx.Stats(); s.Sessions != 0 || s.FramesIn != 0 || p.rx.Live() {
 		t.Errorf("after an old clear broadcast: stats %+v, live %t; want no session, no frame", s, p.rx.Live())
 	}
@@ -283,7 +284,7 @@ func TestTamperedFrame(t *testing.T) {
 			if got := peer.closed(); !strings.HasPrefix(got, "PROTOCOL:") || !strings.Contains(got, "record") {
 				t.Errorf("the receiver's ERROR: got %q; want a protocol error about the record", got)
 			}
-			eventually(t, "the connection's end", func() bool { return !p.rx.Live() && p.rx.Stats().ProtocolErrors == 1 })
+			testkit.WaitUntil(t, "the connection's end", func() bool { return !p.rx.Live() && p.rx.Stats().ProtocolErrors == 1 })
 			if s := p.rx.Stats(); s.FramesIn != 1 || s.ProtocolErrors != 1 {
 				t.Errorf("stats: %+v; want the key frame in and one protocol error", s)
 			}
@@ -374,7 +375,7 @@ func TestGarbage(t *testing.T) {
 			if got := peer.closed(); !strings.Contains(got, tt.want) {
 				t.Errorf("the receiver's ERROR: got %q; want one saying %q", got, tt.want)
 			}
-			eventually(t, "the counter", func() bool { return tt.counter(p.rx.Stats()) == before+1 })
+			testkit.WaitUntil(t, "the counter", func() bool { return tt.counter(p.rx.Stats()) == before+1 })
 		})
 	}
 	if logs := p.logs.String(); !strings.Contains(logs, "unexpected FRAME from the source before its first CONFIG") {
@@ -403,7 +404,7 @@ func TestReconnect(t *testing.T) {
 			}
 
 			px.cut()
-			eventually(t, "a second session", func() bool { return p.rx.Stats().Sessions == 2 && p.rx.Live() })
+			testkit.WaitUntil(t, "a second session", func() bool { return p.rx.Stats().Sessions == 2 && p.rx.Live() })
 			p.enc.sendFrames(2, false)
 			if diff := cmp.Diff([]string{"config 720x1560", "key", "frame", "frame"}, sub.kinds(t, 4)); diff != "" {
 				t.Errorf("after the reconnect (-want +got):\n%s", diff)
@@ -428,7 +429,7 @@ func TestKeepalive(t *testing.T) {
 		p.waitLive(t, true)
 		peer.closed() // reading, but never answering
 		p.waitLive(t, false)
-		eventually(t, "the timeout", func() bool { return p.rx.Stats().Timeouts == 1 })
+		testkit.WaitUntil(t, "the timeout", func() bool { return p.rx.Stats().Timeouts == 1 })
 		if p.rx.Live() {
 			t.Error("Live: got true; want false")
 		}
@@ -447,7 +448,7 @@ func TestKeepalive(t *testing.T) {
 			t.Fatal(err)
 		}
 		peer.closed()
-		eventually(t, "the timeout", func() bool { return src.Stats().Timeouts == 1 })
+		testkit.WaitUntil(t, "the timeout", func() bool { return src.Stats().Timeouts == 1 })
 		if err := accept().handshake(roleSink, testSecret); err != nil {
 			t.Fatalf("second connection: %v", err)
 		}
@@ -486,7 +487,7 @@ func TestPingPong(t *testing.T) {
 			sawPong = true
 		}
 	}
-	eventually(t, "a round-trip time", func() bool { return src.Stats().RTT > 0 })
+	testkit.WaitUntil(t, "a round-trip time", func() bool { return src.Stats().RTT > 0 })
 }
 
 func TestStop(t *testing.T) {
@@ -529,7 +530,7 @@ func TestStop(t *testing.T) {
 			if p.rx.Live() {
 				t.Error("Live: got true; want false")
 			}
-			eventually(t, "the log line", func() bool { return strings.Contains(p.logs.String(), tt.wantLog) })
+			testkit.WaitUntil(t, "the log line", func() bool { return strings.Contains(p.logs.String(), tt.wantLog) })
 			if _, err := p.rx.Still(context.Background(), 0, 0); !errors.Is(err, ErrNoBroadcast) {
 				t.Errorf("Still: got %v; want ErrNoBroadcast", err)
 			}
@@ -582,7 +583,7 @@ func TestSlowSubscriber(t *testing.T) {
 	const batch, burst = 10, 300
 	for i := batch; i <= burst; i += batch {
 		p.enc.sendFrames(batch, false)
-		eventually(t, "the batch", func() bool { return p.rx.Stats().FramesIn == int64(1+i) })
+		testkit.WaitUntil(t, "the batch", func() bool { return p.rx.Stats().FramesIn == int64(1+i) })
 	}
 	p.rx.mu.Lock()
 	for sub := range p.rx.subs {
@@ -596,7 +597,7 @@ func TestSlowSubscriber(t *testing.T) {
 	if s := p.rx.Stats(); s.FramesDropped == 0 || s.KeyFrameRequests == 0 {
 		t.Errorf("stats: %d frames dropped, %d key frame requests; want some of each", s.FramesDropped, s.KeyFrameRequests)
 	}
-	eventually(t, "the encoder asked for a key frame", func() bool { return p.enc.keyCalls.Load() >= 1 })
+	testkit.WaitUntil(t, "the encoder asked for a key frame", func() bool { return p.enc.keyCalls.Load() >= 1 })
 	openGate.Do(func() { close(gate) })
 	p.enc.KeyFrame()
 	p.enc.sendFrames(5, false) // a key frame, then 4
@@ -607,7 +608,7 @@ func TestSlowSubscriber(t *testing.T) {
 			break
 		}
 	}
-	eventually(t, "the slow subscriber's last frame", func() bool {
+	testkit.WaitUntil(t, "the slow subscriber's last frame", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := len(slow)
@@ -654,7 +655,7 @@ func TestSourceBackPressure(t *testing.T) {
 
 	const burst = 500 // 32 MiB: more than the socket buffers hold
 	enc.sendFrames(burst, false)
-	eventually(t, "frames dropped", func() bool { return src.Stats().FramesDropped > 0 && enc.keyCalls.Load() > 0 })
+	testkit.WaitUntil(t, "frames dropped", func() bool { return src.Stats().FramesDropped > 0 && enc.keyCalls.Load() > 0 })
 	enc.sendFrames(1, true) // a key frame is never dropped
 	last := 1 + burst + 1
 
@@ -767,7 +768,7 @@ func TestReplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.write(cfg)
-	eventually(t, "the first broadcast", p.rx.Live)
+	testkit.WaitUntil(t, "the first broadcast", p.rx.Live)
 
 	newer := dialRaw(t, p.rx.Addr().String())
 	if err := newer.handshake(roleSource, testSecret); err != nil {
@@ -777,7 +778,7 @@ func TestReplace(t *testing.T) {
 		t.Errorf("the old connection's ERROR: got %q; want REPLACED", got)
 	}
 	newer.write(config{codec: codecH264, width: 1560, height: 720, params: testParams}.msg().bytes())
-	eventually(t, "the newer broadcast", func() bool { f, _ := p.rx.Format(); return f.Width == 1560 })
+	testkit.WaitUntil(t, "the newer broadcast", func() bool { f, _ := p.rx.Format(); return f.Width == 1560 })
 }
 
 // TestClosed checks what a stopped receiver does.
