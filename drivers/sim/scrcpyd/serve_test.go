@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"net"
 	"os/exec"
 	"strings"
@@ -14,45 +13,15 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
-const android = "sim-android-1"
-
-func newSim(t *testing.T) *sim.Driver {
-	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	if err := d.Unlock(context.Background(), android, "1234"); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// syncBuf is a bytes.Buffer safe for the server's goroutines.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+const android = simtest.Android
 
 type server struct {
-	stdout, stderr syncBuf
+	stdout, stderr testkit.Buffer
 	done           chan error
 }
 
@@ -124,17 +93,6 @@ func (r *recorder) keys() int {
 	return n
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: not after 5s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func screen(t *testing.T, d sdk.Driver) *sdk.Screen {
 	t.Helper()
 	s, err := d.Screen(context.Background(), android, 0)
@@ -144,20 +102,11 @@ func screen(t *testing.T, d sdk.Driver) *sdk.Screen {
 	return s
 }
 
-func find(s *sdk.Screen, text string) (sdk.Element, bool) {
-	for _, e := range s.Elements {
-		if e.Text == text || e.ContentDescription == text || strings.HasSuffix(e.ResourceID, "id/"+text) {
-			return e, true
-		}
-	}
-	return sdk.Element{}, false
-}
-
 // tapOn taps an element through the control socket, in video coordinates.
 func tapOn(t *testing.T, c *scrcpy.Client, d sdk.Driver, what string) {
 	t.Helper()
 	s := screen(t, d)
-	e, ok := find(s, what)
+	e, ok := simtest.Find(s, what)
 	if !ok {
 		t.Fatalf("tap %q: not on screen", what)
 	}
@@ -171,7 +120,7 @@ func tapOn(t *testing.T, c *scrcpy.Client, d sdk.Driver, what string) {
 func TestServe(t *testing.T) {
 	for _, version := range []string{"3.3.4", "4.1"} {
 		t.Run(version, func(t *testing.T) {
-			d := newSim(t)
+			d := simtest.New(t, simtest.Unlocked(android))
 			o := scrcpy.DefaultOptions()
 			o.MaxSize, o.LogLevel = 800, "info"
 			c, srv := start(t, d, version, o)
@@ -200,7 +149,7 @@ func TestServe(t *testing.T) {
 					t.Errorf("Stream: %v", err)
 				}
 			})
-			waitFor(t, "a key frame", func() bool { return rec.keys() >= 1 })
+			testkit.WaitUntil(t, "a key frame", func() bool { return rec.keys() >= 1 })
 			pkts := rec.snapshot()
 			if !pkts[0].Config || pkts[0].PTS != 0 || !pkts[1].KeyFrame || pkts[1].Config {
 				t.Fatalf("first packets: config %v key %v, then config %v key %v; want a config packet then a key frame",
@@ -230,29 +179,29 @@ func TestServe(t *testing.T) {
 				if err := c.ResetVideo(); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "a key frame after reset video", func() bool { return rec.keys() > k })
+				testkit.WaitUntil(t, "a key frame after reset video", func() bool { return rec.keys() > k })
 			})
 
 			t.Run("tap opens settings", func(t *testing.T) {
 				tapOn(t, c, d, "Settings")
-				waitFor(t, "Settings in front", func() bool { return screen(t, d).App.ID == "com.android.settings" })
+				testkit.WaitUntil(t, "Settings in front", func() bool { return screen(t, d).App.ID == "com.android.settings" })
 				if err := c.Key(scrcpy.KeycodeHome); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "the launcher", func() bool { return screen(t, d).App.ID != "com.android.settings" })
+				testkit.WaitUntil(t, "the launcher", func() bool { return screen(t, d).App.ID != "com.android.settings" })
 			})
 
 			t.Run("text", func(t *testing.T) {
 				tapOn(t, c, d, "Notes")
-				waitFor(t, "Notes", func() bool { _, ok := find(screen(t, d), "new_note"); return ok })
+				testkit.WaitUntil(t, "Notes", func() bool { _, ok := simtest.Find(screen(t, d), "new_note"); return ok })
 				tapOn(t, c, d, "new_note")
-				waitFor(t, "the note field", func() bool { _, ok := find(screen(t, d), "edit_note_text"); return ok })
+				testkit.WaitUntil(t, "the note field", func() bool { _, ok := simtest.Find(screen(t, d), "edit_note_text"); return ok })
 				tapOn(t, c, d, "edit_note_text")
-				waitFor(t, "focus", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Focused })
+				testkit.WaitUntil(t, "focus", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Focused })
 				if err := c.Text("hello"); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "typed text", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Text == "hello" })
+				testkit.WaitUntil(t, "typed text", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "hello" })
 
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
@@ -262,7 +211,7 @@ func TestServe(t *testing.T) {
 				if err := c.PasteText(ctx, " wörld ✓"); err != nil {
 					t.Fatal(err)
 				}
-				waitFor(t, "pasted text", func() bool { e, _ := find(screen(t, d), "edit_note_text"); return e.Text == "hello wörld ✓" })
+				testkit.WaitUntil(t, "pasted text", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "hello wörld ✓" })
 				if got, err := c.Clipboard(ctx); err != nil || got != "before" {
 					t.Errorf("Clipboard() after PasteText = %q, %v; want the old clipboard back", got, err)
 				}
@@ -275,14 +224,14 @@ func TestServe(t *testing.T) {
 				// The sim phone does not rotate; it says so as a server
 				// that cannot would. Size changes are tested in package
 				// scrcpy with synthetic streams.
-				waitFor(t, "the server's warning", func() bool { return strings.Contains(srv.stderr.String(), "Rotation is not supported") })
+				testkit.WaitUntil(t, "the server's warning", func() bool { return strings.Contains(srv.stderr.String(), "Rotation is not supported") })
 			})
 		})
 	}
 }
 
 func TestServeSwipe(t *testing.T) {
-	d := newSim(t)
+	d := simtest.New(t, simtest.Unlocked(android))
 	o := scrcpy.DefaultOptions()
 	c, _ := start(t, d, "4.1", o)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -293,15 +242,15 @@ func TestServeSwipe(t *testing.T) {
 	if err := c.Swipe(ctx, sdk.Point{X: w / 2, Y: 1}, sdk.Point{X: w / 2, Y: h / 2}, 150*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the notification shade", func() bool { _, ok := find(screen(t, d), "notification_panel"); return ok })
+	testkit.WaitUntil(t, "the notification shade", func() bool { _, ok := simtest.Find(screen(t, d), "notification_panel"); return ok })
 	if err := c.Send(scrcpy.CollapsePanels{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the shade closed", func() bool { _, ok := find(screen(t, d), "notification_panel"); return !ok })
+	testkit.WaitUntil(t, "the shade closed", func() bool { _, ok := simtest.Find(screen(t, d), "notification_panel"); return !ok })
 }
 
 func TestServeRejects(t *testing.T) {
-	d := newSim(t)
+	d := simtest.New(t, simtest.Unlocked(android))
 	tests := []struct {
 		name, want string
 		args       []string
@@ -323,7 +272,7 @@ func TestServeRejects(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer lis.Close()
-			var stdout, stderr syncBuf
+			var stdout, stderr testkit.Buffer
 			err = Serve(context.Background(), tt.args, lis, d, android, &stdout, &stderr)
 			if !errors.Is(err, ErrUsage) {
 				t.Errorf("Serve error = %v; want ErrUsage", err)
@@ -343,19 +292,19 @@ func TestServeRejects(t *testing.T) {
 }
 
 func TestServeUnknownOptionWarns(t *testing.T) {
-	d := newSim(t)
+	d := simtest.New(t, simtest.Unlocked(android))
 	o := scrcpy.DefaultOptions()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuf
+	var stdout, stderr testkit.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Serve(ctx, []string{"3.3.4", "tunnel_forward=true", "audio=false", "send_stream_meta=false", "frobnicate=1", "scid=" + o.SCID.String()}, lis, d, android, &stdout, &stderr)
 	}()
-	waitFor(t, "the device line", func() bool { return strings.Contains(stdout.String(), "Device:") })
+	testkit.WaitUntil(t, "the device line", func() bool { return strings.Contains(stdout.String(), "Device:") })
 	cancel() // ends the accept: Serve returns
 	if err := <-done; err != nil {
 		t.Errorf("Serve after cancel = %v; want nil", err)
@@ -383,30 +332,30 @@ func displayScreen(t *testing.T, d sdk.Driver, display int) *sdk.Screen {
 func TestServeNewDisplay(t *testing.T) {
 	for _, version := range []string{"3.3.4", "4.1"} {
 		t.Run(version, func(t *testing.T) {
-			d := newSim(t)
+			d := simtest.New(t, simtest.Unlocked(android))
 			ctx := context.Background()
 			before := displayScreen(t, d, 0).App.ID
 			o := scrcpy.DefaultOptions()
 			o.NewDisplay = "720x1280/320"
 			c, srv := start(t, d, version, o)
-			waitFor(t, "the new display line", func() bool {
+			testkit.WaitUntil(t, "the new display line", func() bool {
 				return strings.Contains(srv.stdout.String(), "[server] INFO: New display: 720x1280/320 (id=1)\n")
 			})
 			go c.Stream(ctx, func(sdk.VideoPacket) error { return nil })
-			waitFor(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 720 && h == 1280 })
+			testkit.WaitUntil(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 720 && h == 1280 })
 			if sc := displayScreen(t, d, 1); sc.Width != 720 || sc.Height != 1280 || sc.DensityDPI != 320 {
 				t.Errorf("display 1: %dx%d/%d; want 720x1280/320", sc.Width, sc.Height, sc.DensityDPI)
 			}
 			if err := c.Send(scrcpy.StartApp{Name: "com.google.android.keep"}); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "Notes on display 1", func() bool { return displayScreen(t, d, 1).App.ID == "com.google.android.keep" })
+			testkit.WaitUntil(t, "Notes on display 1", func() bool { return displayScreen(t, d, 1).App.ID == "com.google.android.keep" })
 			if !strings.Contains(srv.stdout.String(), `[server] INFO: Starting app "Notes" [com.google.android.keep] on display 1...`) {
 				t.Errorf("stdout = %q; want the starting-app line", srv.stdout.String())
 			}
 			// A tap in the video's coordinates lands on display 1.
 			sc := displayScreen(t, d, 1)
-			e, ok := find(sc, "new_note")
+			e, ok := simtest.Find(sc, "new_note")
 			if !ok {
 				t.Fatal("no new_note on display 1")
 			}
@@ -415,19 +364,19 @@ func TestServeNewDisplay(t *testing.T) {
 			if err := c.Tap(p.X*vw/sc.Width, p.Y*vh/sc.Height); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the note field on display 1", func() bool { _, ok := find(displayScreen(t, d, 1), "edit_note_text"); return ok })
+			testkit.WaitUntil(t, "the note field on display 1", func() bool { _, ok := simtest.Find(displayScreen(t, d, 1), "edit_note_text"); return ok })
 			if got := displayScreen(t, d, 0).App.ID; got != before {
 				t.Errorf("display 0 shows %q; want %q, untouched", got, before)
 			}
 			if err := c.Send(scrcpy.StartApp{Name: "com.example.nothing"}); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the no-app warning", func() bool {
+			testkit.WaitUntil(t, "the no-app warning", func() bool {
 				return strings.Contains(srv.stderr.String(), `[server] WARN: No app found for package "com.example.nothing"`)
 			})
 			// The display goes with the session.
 			c.Close()
-			waitFor(t, "display 1 removed", func() bool {
+			testkit.WaitUntil(t, "display 1 removed", func() bool {
 				_, err := d.Screen(ctx, android, 1)
 				return errors.Is(err, sdk.ErrInvalidArgument)
 			})
@@ -443,12 +392,12 @@ func TestServeNewDisplayDefaults(t *testing.T) {
 		{"600x1200", "600x1200/210"}, // 420 dpi scaled by 1200/2400
 	} {
 		t.Run(tt.value, func(t *testing.T) {
-			d := newSim(t)
+			d := simtest.New(t, simtest.Unlocked(android))
 			o := scrcpy.DefaultOptions()
 			o.NewDisplay = tt.value
 			o.MaxSize = 1200
 			_, srv := start(t, d, "4.1", o)
-			waitFor(t, "the new display line", func() bool {
+			testkit.WaitUntil(t, "the new display line", func() bool {
 				return strings.Contains(srv.stdout.String(), "[server] INFO: New display: "+tt.want+" (id=1)\n")
 			})
 		})
@@ -457,7 +406,7 @@ func TestServeNewDisplayDefaults(t *testing.T) {
 
 // display_id shows and drives an existing display.
 func TestServeDisplayID(t *testing.T) {
-	d := newSim(t)
+	d := simtest.New(t, simtest.Unlocked(android))
 	ctx := context.Background()
 	id, err := d.CreateDisplay(ctx, android, 640, 480, 0)
 	if err != nil {
@@ -467,9 +416,9 @@ func TestServeDisplayID(t *testing.T) {
 	o.DisplayID = id
 	c, _ := start(t, d, "4.1", o)
 	go c.Stream(ctx, func(sdk.VideoPacket) error { return nil })
-	waitFor(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 640 && h == 480 })
+	testkit.WaitUntil(t, "the display's video size", func() bool { w, h := c.VideoSize(); return w == 640 && h == 480 })
 	if err := c.Send(scrcpy.StartApp{Name: "?settings"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "Settings on the display", func() bool { return displayScreen(t, d, id).App.ID == "com.android.settings" })
+	testkit.WaitUntil(t, "Settings on the display", func() bool { return displayScreen(t, d, id).App.ID == "com.android.settings" })
 }
