@@ -7,16 +7,15 @@ import (
 	"encoding/json"
 	"image/png"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 const iphone = "sim-ios-1"
@@ -27,19 +26,6 @@ type rig struct {
 	d    *sim.Driver
 	srv  *wdad.Server
 	base string
-}
-
-// logger writes the server's logs into the test's output.
-func logger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // newRig serves the bundled world's iPhone, or cfg's phone of w.
@@ -54,7 +40,7 @@ func newRig(t *testing.T, w *sim.World, cfg wdad.Config) *rig {
 	d := sim.New(w)
 	cfg.Driver = d
 	if cfg.Logger == nil {
-		cfg.Logger = logger(t)
+		cfg.Logger = testkit.Logger(t)
 	}
 	srv, err := wdad.Listen("127.0.0.1:0", cfg)
 	if err != nil {
@@ -278,17 +264,6 @@ func (g *rig) activeApp() string {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
-// eventually polls cond (for state that settles after a timer in the sim).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: never happened", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // pngSize decodes a base64 PNG and returns its size.
 func pngSize(t *testing.T, enc string) (int, int) {

@@ -15,6 +15,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // texts lists the texts a screen shows, sorted, without the status bar's
@@ -563,5 +564,5 @@ func TestAlerts(t *testing.T) {
 
 	g.tapOn(sid, "Place order")
 	g.ok("POST", "/session/"+sid+"/alert/accept", map[string]any{}, nil)
-	eventually(t, "order placed", func() bool { return has(g.sourceJSON(sid), "Order placed") })
+	testkit.WaitUntil(t, "order placed", func() bool { return has(g.sourceJSON(sid), "Order placed") })
 }
