@@ -6,25 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
-// simPIN is the PIN of the default world's phones.
-const simPIN = "1234"
-
-func newSim(t *testing.T) *sim.Driver {
-	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	return d
-}
-
 func TestRunSim(t *testing.T) {
-	Run(t, Config{Driver: newSim(t), Options: Options{PIN: simPIN, SyncTimeout: 5 * time.Second}})
+	Run(t, Config{Driver: simtest.New(t), Options: Options{PIN: simtest.PIN, SyncTimeout: 5 * time.Second}})
 }
 
 // noFailures fails the test for every case that failed.
@@ -43,7 +29,7 @@ func TestCheckBinarySim(t *testing.T) {
 	defer cancel()
 	for _, dev := range []string{"sim-android-1", "sim-ios-1"} {
 		var out bytes.Buffer
-		sum, err := CheckBinary(ctx, bin, BinaryOptions{Options: Options{DeviceID: dev, PIN: simPIN, SyncTimeout: 5 * time.Second}}, &out)
+		sum, err := CheckBinary(ctx, bin, BinaryOptions{Options: Options{DeviceID: dev, PIN: simtest.PIN, SyncTimeout: 5 * time.Second}}, &out)
 		if err != nil {
 			t.Fatal(err)
 		}
