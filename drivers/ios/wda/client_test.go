@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -815,10 +816,8 @@ func TestSecretsStayOutOfLogs(t *testing.T) {
 		json.NewDecoder(r.Body).Decode(&b)
 		writeError(w, 500, "unknown error", "Failed to type '"+strings.Join(b.Value, "")+"': keyboard not present")
 	})
-	var logs bytes.Buffer
-	var mu sync.Mutex
-	c, err := New(f.srv.URL, WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu},
-		&slog.HandlerOptions{Level: slog.LevelDebug}))))
+	var logs testkit.Buffer
+	c, err := New(f.srv.URL, WithLogger(logs.Logger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -833,9 +832,7 @@ func TestSecretsStayOutOfLogs(t *testing.T) {
 	if err := c.SetPasteboard(ctx, code); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
 	out := logs.String()
-	mu.Unlock()
 	for _, secret := range []string{password, password[:8], code, base64.StdEncoding.EncodeToString([]byte(code))} {
 		if strings.Contains(out, secret) {
 			t.Errorf("logs carry %q:\n%s", secret, out)
@@ -846,15 +843,4 @@ func TestSecretsStayOutOfLogs(t *testing.T) {
 			t.Errorf("logs do not name %q:\n%s", want, out)
 		}
 	}
-}
-
-type lockedWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
