@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestUnlockWithPINPad(t *testing.T) {
@@ -183,14 +184,9 @@ func TestDelayedNotification(t *testing.T) {
 	if _, ok := find(screen(t, d, android), "Your code is 482913"); ok {
 		t.Fatal("code: arrived at once; want it after a delay")
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, ok := find(screen(t, d, android), "Your code is 482913"); ok {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.Poll(3*time.Second, func() bool { _, ok := find(screen(t, d, android), "Your code is 482913"); return ok }) {
+		t.Error("code: notification never arrived in the shade")
 	}
-	t.Error("code: notification never arrived in the shade")
 }
 
 func TestAnimationSettles(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // rows returns the notification rows of s as "app line / title / text".
@@ -73,10 +74,7 @@ func TestHeadsUp(t *testing.T) {
 		t.Fatalf("a banner before any notification came: %q", got)
 	}
 	var s *sdk.Screen
-	deadline := time.Now().Add(2 * time.Second)
-	for s = screen(t, d, android); len(rows(s)) == 0 && time.Now().Before(deadline); s = screen(t, d, android) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Poll(2*time.Second, func() bool { s = screen(t, d, android); return len(rows(s)) > 0 })
 	if got := rows(s); len(got) != 1 || got[0] != "Bank · now / Bank / Salary received" {
 		t.Fatalf("banner: got %q; want the Bank's notification", got)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/draw"
 	"image/png"
@@ -15,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -53,13 +55,9 @@ func (r *videoRecorder) counts() (frames, keys int) {
 
 func (r *videoRecorder) waitFor(t *testing.T, what string, ok func(frames, keys int) bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !ok(r.counts()) {
-		if time.Now().After(deadline) {
-			f, k := r.counts()
-			t.Fatalf("waiting for %s: %d frames, %d key frames after 3s", what, f, k)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testkit.Poll(3*time.Second, func() bool { return ok(r.counts()) }) {
+		f, k := r.counts()
+		t.Fatalf("waiting for %s: %d frames, %d key frames after 3s", what, f, k)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestWatchDevices(t *testing.T) {
@@ -42,16 +43,11 @@ func TestWatchDevices(t *testing.T) {
 		<-synced
 	}
 	unlock(t, d, android)
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	testkit.Poll(2*time.Second, func() bool {
 		mu.Lock()
-		done := len(got[0]) == 4 && len(got[1]) == 4 && len(got[2]) == 4
-		mu.Unlock()
-		if done || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(got[0]) == 4 && len(got[1]) == 4 && len(got[2]) == 4
+	})
 	cancel()
 	wg.Wait()
 	for i, evs := range got {
