@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"image"
 	"image/color"
 	"image/draw"
@@ -19,6 +18,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 
 	"github.com/chromedp/chromedp"
 
@@ -194,20 +196,22 @@ func (f *fakeDaemon) Call(ctx context.Context, method string, params json.RawMes
 // contains, only a call whose params contain it counts.
 func (f *fakeDaemon) waitCall(t *testing.T, method string, contains ...string) json.RawMessage {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var params json.RawMessage
+	called := func() bool {
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		for _, c := range f.calls {
 			if c.method == method && (len(contains) == 0 || strings.Contains(string(c.params), contains[0])) {
-				f.mu.Unlock()
-				return c.params
+				params = c.params
+				return true
 			}
 		}
-		f.mu.Unlock()
-		time.Sleep(50 * time.Millisecond)
+		return false
 	}
-	t.Fatalf("the page never called %s", method)
-	return nil
+	if !testkit.PollEvery(30*time.Second, 50*time.Millisecond, called) {
+		t.Fatalf("the page never called %s", method)
+	}
+	return params
 }
 
 // fakeScreen is a phone screen of one colour; every viewer gets its own
@@ -344,12 +348,11 @@ func waitColor(t *testing.T, ctx context.Context, device string, want color.RGBA
 	t.Helper()
 	var got [4]int
 	var err error
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if got, err = pixel(ctx, device); err == nil && near(got, want) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if testkit.PollEvery(30*time.Second, 100*time.Millisecond, func() bool {
+		got, err = pixel(ctx, device)
+		return err == nil && near(got, want)
+	}) {
+		return
 	}
 	t.Fatalf("mirror-%s: got rgb %v after %d frames (err %v); want about %v", device, got[:3], got[3], err, want)
 }
