@@ -111,6 +111,40 @@ func TestSimIsOptIn(t *testing.T) {
 	}
 }
 
+// TestDriverSettings: every driver is configured alike, by name, in
+// $PINKY_HOME/drivers.yaml and with the daemon's flags: here the virtual
+// phones, enabled and given another world.
+func TestDriverSettings(t *testing.T) {
+	count := func(e *env) int {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		return len(devs)
+	}
+	e := newEnv(t)
+	e.WriteFile("drivers.yaml", "sim:\n  enabled: true\n  env: {PINKY_SIM_WORLD: "+tenPhones(t)+"}\n")
+	e.Daemon()
+	e.Eventually("the ten phones of the settings' world", func() bool { return count(e) == 10 })
+
+	f := newEnv(t)
+	f.Daemon("--enable-driver", "sim", "--driver-env", "sim:PINKY_SIM_WORLD="+tenPhones(t))
+	f.Eventually("the ten phones of the flags' world", func() bool { return count(f) == 10 })
+
+	g := newEnv(t)
+	g.WriteFile("drivers.yaml", "sim: {enabled: true}\n")
+	g.Daemon("--disable-driver", "sim")
+	if n := count(g); n != 0 {
+		t.Errorf("--disable-driver sim over the settings: %d devices; want none", n)
+	}
+	bad := newEnv(t)
+	bad.WriteFile("drivers.yaml", "sim: {enabeld: true}\n")
+	if _, errs, code := bad.Run("daemon"); code == 0 || !strings.Contains(errs, "drivers.yaml") {
+		t.Errorf("a broken drivers.yaml: exit %d %q; want the daemon to refuse and name the file", code, errs)
+	}
+	if _, errs, code := newEnv(t).Run("daemon", "--driver-env", "oops"); code == 0 || !strings.Contains(errs, "NAME:KEY=VALUE") {
+		t.Errorf("a bad --driver-env: exit %d %q", code, errs)
+	}
+}
+
 func TestAttach(t *testing.T) {
 	e := newEnv(t)
 	e.Daemon()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,9 +19,44 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
+// driverConfig is the drivers' configuration as the person chose it, every
+// driver alike: the defaults (the virtual phones are left off, so that they
+// never mix with a person's phones unless asked for), then
+// $PINKY_HOME/drivers.yaml, then the flags.
+func driverConfig(home string, sim bool, world string, enable, disable, env []string) (driverhost.Config, error) {
+	dc := driverhost.DefaultConfig(home)
+	dc.SetEnabled("sim", false)
+	settings, err := driverhost.LoadSettings(home)
+	if err != nil {
+		return dc, err
+	}
+	dc.Apply(settings)
+	if sim || world != "" {
+		enable = append(enable, "sim")
+	}
+	if world != "" {
+		env = append(env, "sim:PINKY_SIM_WORLD="+world)
+	}
+	for _, name := range enable {
+		dc.SetEnabled(name, true)
+	}
+	for _, name := range disable {
+		dc.SetEnabled(name, false)
+	}
+	for _, e := range env {
+		name, kv, ok := strings.Cut(e, ":")
+		if !ok || name == "" || !strings.Contains(kv, "=") || strings.HasPrefix(kv, "=") {
+			return dc, fmt.Errorf("--driver-env %q: want NAME:KEY=VALUE, e.g. android:SCRCPY_SERVER_PATH=/opt/scrcpy-server", e)
+		}
+		dc.AddEnv(name, kv)
+	}
+	return dc, nil
+}
+
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
 	var world, level, httpAddr, consoleAddr string
+	var enable, disable, driverEnv []string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
@@ -53,9 +89,13 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			if err != nil {
 				return err
 			}
+			dc, err := driverConfig(dirs.Home, sim, world, enable, disable, driverEnv)
+			if err != nil {
+				return err
+			}
 			g, err := gateway.New(gateway.Config{
-				Dirs: dirs, Sim: sim, SimWorld: world, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
-				Drivers:  driverhost.DefaultConfig(dirs.Home),
+				Dirs: dirs, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
+				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
 			})
@@ -67,8 +107,11 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			return g.Run(ctx)
 		},
 	}
-	cmd.Flags().BoolVar(&sim, "sim", false, "add the virtual phones (the pinky-driver-sim driver)")
-	cmd.Flags().StringVar(&world, "sim-world", "", "world file for the virtual phones (default: the bundled world)")
+	cmd.Flags().BoolVar(&sim, "sim", false, "add the virtual phones (the pinky-driver-sim driver; the same as --enable-driver sim)")
+	cmd.Flags().StringVar(&world, "sim-world", "", "world file for the virtual phones (default: the bundled world; --driver-env sim:PINKY_SIM_WORLD=FILE)")
+	cmd.Flags().StringArrayVar(&enable, "enable-driver", nil, "start this driver (repeatable): one the settings or the defaults leave off, such as sim")
+	cmd.Flags().StringArrayVar(&disable, "disable-driver", nil, "do not start this driver (repeatable)")
+	cmd.Flags().StringArrayVar(&driverEnv, "driver-env", nil, "NAME:KEY=VALUE, more environment for a driver (repeatable), e.g. android:SCRCPY_SERVER_PATH=/opt/scrcpy-server")
 	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	cmd.Flags().DurationVar(&approvalWait, "approval-wait", 45*time.Second, "how long an agent's call waits for your approval before it answers approval_pending")
 	cmd.Flags().DurationVar(&approvalTTL, "approval-ttl", approval.DefaultTTL, "how long an approval stays open before it expires (a deny)")

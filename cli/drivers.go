@@ -81,7 +81,7 @@ func newDriverCmd() *cobra.Command {
 		Use:   "driver",
 		Short: "Restart, attach, inspect or check one driver",
 	}
-	cmd.AddCommand(newDriverRestartCmd(), newDriverAttachCmd(), newDriverCheckCmd(), newDriverScreenCmd())
+	cmd.AddCommand(newDriverRestartCmd(), newDriverAttachCmd(), newDriverCheckCmd(), newDriverScreenCmd(), newDriverRunCmd())
 	return cmd
 }
 

@@ -178,3 +178,30 @@ func TestIOSConsoleWithoutBroadcast(t *testing.T) {
 		t.Errorf("pictures still fetched with video running: %s, then %s", stills, again)
 	}
 }
+
+// TestDriverRun: pinky runs a driver's own setup commands, found where the
+// daemon finds drivers, and says so when there is no such driver.
+func TestDriverRun(t *testing.T) {
+	e := newEnv(t)
+	if _, errs, code := e.Run("driver", "run", "nosuch", "help"); code == 0 || !strings.Contains(errs, `no driver "nosuch"`) {
+		t.Errorf("driver run nosuch: exit %d %q; want it refused by name", code, errs)
+	}
+	if _, errs, code := e.Run("ios", "list"); code == 0 || !strings.Contains(errs, `no driver "ios"`) {
+		t.Errorf("ios list with no iOS driver: exit %d %q", code, errs)
+	}
+	drivers := filepath.Join(e.Home, "drivers")
+	os.MkdirAll(drivers, 0o700)
+	b, err := os.ReadFile(e2e.Bin.IOS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(drivers, "pinky-driver-ios"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := e.Run("ios", "help"); code != 0 || !strings.Contains(out, "pinky ios add NAME --wda URL") {
+		t.Errorf("ios help: exit %d %q", code, out)
+	}
+	if _, errs, code := e.Run("driver", "run", "ios", "add", "x"); code != 2 || !strings.Contains(errs, "--wda URL is required") {
+		t.Errorf("driver run ios add without --wda: exit %d %q; want the driver's usage error and its status 2", code, errs)
+	}
+}

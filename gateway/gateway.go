@@ -40,17 +40,9 @@ var Version = "dev"
 // bytes of a full-resolution screen.
 const VideoMaxSide = 1280
 
-// SimDriver is the name of the virtual phones' driver.
-const SimDriver = "sim"
-
 // Config configures a gateway.
 type Config struct {
 	Dirs home.Dirs
-	// Sim adds the virtual phones; without it the sim driver is not started,
-	// so that a person's real phones are not mixed with virtual ones.
-	Sim bool
-	// SimWorld is the world file for the virtual phones; empty is the default world.
-	SimWorld string
 	// ApprovalWait is how long an agent's call waits for the person before
 	// it answers approval_pending; zero is 45 s.
 	ApprovalWait time.Duration
@@ -133,14 +125,6 @@ func New(cfg Config) (*Gateway, error) {
 	if dc.Logger == nil {
 		dc.Logger = log
 	}
-	if !cfg.Sim {
-		dc.Disabled = with(dc.Disabled, SimDriver)
-	} else if cfg.SimWorld != "" {
-		if dc.Env == nil {
-			dc.Env = map[string][]string{}
-		}
-		dc.Env[SimDriver] = append(dc.Env[SimDriver], "PINKY_SIM_WORLD="+cfg.SimWorld)
-	}
 	// The policy decides what agents may do; without a good one the daemon
 	// does not start (a broken policy never means "allow").
 	if created, err := policy.EnsureDefault(filepath.Join(cfg.Dirs.Home, policy.PolicyFile)); err != nil {
@@ -213,14 +197,6 @@ func New(cfg Config) (*Gateway, error) {
 	g.recorders.private = g.agents.Private
 	g.routes()
 	return g, nil
-}
-
-func with(m map[string]bool, k string) map[string]bool {
-	out := map[string]bool{k: true}
-	for n, v := range m {
-		out[n] = v
-	}
-	return out
 }
 
 // Run starts the drivers and the local API and serves until ctx ends or a

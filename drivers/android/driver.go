@@ -91,9 +91,11 @@ type Config struct {
 	// ADB says how to reach the adb server; zero is the environment's
 	// (ANDROID_ADB_SERVER_PORT, ADB_SERVER_SOCKET) or 127.0.0.1:5037.
 	ADB adb.Options
-	// Scrcpy is the scrcpy server to push to phones; zero finds it (see
-	// FindScrcpyServer).
+	// Scrcpy is the scrcpy server to push to phones (FindScrcpyServer finds
+	// it); zero is none: input goes through adb, and there is no video.
 	Scrcpy ScrcpyServer
+	// NoScrcpy says why there is none, for the log and the devices' state.
+	NoScrcpy error
 	Logger *slog.Logger
 }
 
@@ -144,11 +146,12 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Scrcpy.Path != "" {
 		s := cfg.Scrcpy
 		d.scrcpy = &s
-	} else if s, err := FindScrcpyServer(); err == nil {
-		d.scrcpy = &s
 	} else {
-		d.scrErr = err
-		log.Warn("no scrcpy server: input goes through adb shell input and there is no video", "err", err)
+		d.scrErr = cfg.NoScrcpy
+		if d.scrErr == nil {
+			d.scrErr = ErrNoScrcpyServer
+		}
+		log.Warn("no scrcpy server: input goes through adb shell input and there is no video", "err", d.scrErr)
 	}
 	return d, nil
 }

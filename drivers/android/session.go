@@ -37,16 +37,17 @@ var scrcpyServerPaths = []string{
 // ErrNoScrcpyServer means no scrcpy server was found on this computer.
 var ErrNoScrcpyServer = errors.New("no scrcpy server found")
 
-// FindScrcpyServer finds the scrcpy server: $SCRCPY_SERVER_PATH, then the
-// scrcpy package's install locations. Its version is
-// $SCRCPY_SERVER_VERSION, else the first line of `scrcpy --version`.
-func FindScrcpyServer() (ScrcpyServer, error) {
+// FindScrcpyServer finds the scrcpy server: path when given (the driver's
+// command reads it from $SCRCPY_SERVER_PATH), then the scrcpy package's
+// install locations. Its version is version when given
+// ($SCRCPY_SERVER_VERSION), else the first line of `scrcpy --version`.
+func FindScrcpyServer(path, version string) (ScrcpyServer, error) {
 	var s ScrcpyServer
-	if p := os.Getenv("SCRCPY_SERVER_PATH"); p != "" {
-		if _, err := os.Stat(p); err != nil {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
 			return s, fmt.Errorf("SCRCPY_SERVER_PATH: %w", err)
 		}
-		s.Path = p
+		s.Path = path
 	} else {
 		for _, p := range scrcpyServerPaths {
 			if _, err := os.Stat(p); err == nil {
@@ -58,7 +59,7 @@ func FindScrcpyServer() (ScrcpyServer, error) {
 	if s.Path == "" {
 		return s, fmt.Errorf("%w: set SCRCPY_SERVER_PATH or install scrcpy (looked in %s)", ErrNoScrcpyServer, strings.Join(scrcpyServerPaths, ", "))
 	}
-	s.Version = os.Getenv("SCRCPY_SERVER_VERSION")
+	s.Version = version
 	if s.Version == "" {
 		out, err := exec.Command("scrcpy", "--version").Output()
 		if err == nil {

@@ -25,6 +25,8 @@ type Config struct {
 	Disabled map[string]bool
 	// Env maps a driver name to extra KEY=VALUE entries for its environment.
 	Env map[string][]string
+	// Args maps a driver name to extra command-line arguments.
+	Args map[string][]string
 
 	// StartTimeout bounds one driver's handshake, Info call and first device
 	// listing. Zero means 10 s.

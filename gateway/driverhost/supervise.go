@@ -255,6 +255,7 @@ func (d *driver) start(ctx context.Context, r *sdk.Reattach) (*proc, error) {
 	t0 := time.Now()
 	sp, err := sdk.Start(sdk.StartConfig{
 		Path:         path,
+		Args:         h.cfg.Args[d.name],
 		Env:          h.env(d.name),
 		Reattach:     r,
 		Stderr:       d.stderr,

@@ -16,7 +16,12 @@ import (
 
 func main() {
 	log := sdk.Logger(slog.LevelInfo)
-	d, err := android.New(android.Config{Logger: log})
+	// The driver's settings come from its environment, read here only.
+	scrcpy, noScrcpy := android.FindScrcpyServer(os.Getenv("SCRCPY_SERVER_PATH"), os.Getenv("SCRCPY_SERVER_VERSION"))
+	if noScrcpy != nil {
+		scrcpy = android.ScrcpyServer{} // found but unusable: none
+	}
+	d, err := android.New(android.Config{Logger: log, Scrcpy: scrcpy, NoScrcpy: noScrcpy})
 	if err != nil {
 		log.Error("pinky-driver-android", "err", err)
 		os.Exit(1)

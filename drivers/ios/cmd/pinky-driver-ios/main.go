@@ -1,21 +1,30 @@
 // Command pinky-driver-ios is the Pinky driver of iPhones, a plugin the
 // gateway starts. It drives the phones listed in $PINKY_HOME/ios.yaml
-// (`pinky ios add|remove|list`; $PINKY_IOS_CONFIG names another file)
-// through WebDriverAgent, and receives their screens as H.264 from a
-// broadcast on each phone. See package ios and drivers/ios/VIDEO.md.
+// ($PINKY_IOS_CONFIG names another file) through WebDriverAgent, and
+// receives their screens as H.264 from a broadcast on each phone. See
+// package ios and drivers/ios/VIDEO.md.
+//
+// Run with a setup command it edits that list instead (package admin):
+//
+//	pinky-driver-ios add|remove|list …   (what `pinky ios …` runs)
 package main
 
 import (
 	"errors"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/pinky-gateway/pinky/drivers/ios"
+	"github.com/pinky-gateway/pinky/drivers/ios/admin"
 	"github.com/pinky-gateway/pinky/drivers/ios/config"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
 func main() {
+	if len(os.Args) > 1 && (slices.Contains(admin.Commands, os.Args[1]) || os.Args[1] == "help" || os.Args[1] == "--help" || os.Args[1] == "-h") {
+		os.Exit(admin.Main(os.Args[1:], os.Getenv("PINKY_HOME"), os.Stdout, os.Stderr))
+	}
 	log := sdk.Logger(slog.LevelInfo)
 	path, err := listPath()
 	if err == nil {
