@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // Bin holds the paths of the built binaries: pinky and pinky-driver-sim side
@@ -161,27 +162,22 @@ func (e *Env) DaemonLog(args ...string) (*exec.Cmd, *Buffer) {
 	return c, logs
 }
 
-// EventuallyOr waits up to 10 s for cond, and says more when it times out.
+// EventuallyOr waits up to testkit.Limit (10 s) for cond, and says more
+// when it times out.
 func (e *Env) EventuallyOr(what string, cond func() bool, more func() string) {
 	e.T.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.T.Fatalf("timed out waiting until %s: %s", what, more())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.PollEvery(testkit.Limit, 20*time.Millisecond, cond) {
+		e.T.Fatalf("%s: not within %s: %s", what, testkit.Limit, more())
 	}
 }
 
-// Eventually waits up to 10 s for cond.
+// Eventually waits up to testkit.Limit (10 s) for cond. It checks every 50
+// ms, not at Poll's quicker pace: its conditions run pinky commands, each
+// a process that takes some 60 ms to start.
 func (e *Env) Eventually(what string, cond func() bool) {
 	e.T.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			e.T.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testkit.PollEvery(testkit.Limit, 50*time.Millisecond, cond) {
+		e.T.Fatalf("%s: not within %s", what, testkit.Limit)
 	}
 }
 
@@ -229,21 +225,6 @@ func OnDevice(device string) func(kv ...any) map[string]any {
 	}
 }
 
-// Buffer is a bytes.Buffer safe for a writer and readers at once (a
-// process's stderr).
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *Buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// Buffer is a buffer safe for a writer and readers at once (a process's
+// stderr): the test kit's, under the name this package's users know.
+type Buffer = testkit.Buffer
