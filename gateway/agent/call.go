@@ -14,7 +14,7 @@ import (
 // needs, so that none of them takes a list of eight arguments.
 type call struct {
 	s        *Session
-	l        *lease
+	task     *task
 	drv      sdk.Full // bound to the lease (calls.go); nil for a call that needs no driver
 	p        *phone
 	device   string
@@ -43,7 +43,7 @@ func (s *Session) beginAt(ctx context.Context, started time.Time, device, tool s
 	if err != nil {
 		return nil, c.fail(ctx, err)
 	}
-	c.drv, c.progress = s.m.bind(c.l, drv), progress
+	c.drv, c.progress = s.m.bind(c.task, drv), progress
 	return c, nil
 }
 
@@ -54,7 +54,7 @@ func (s *Session) held(started time.Time, device, tool string, args map[string]a
 	if err != nil {
 		return nil, err
 	}
-	return &call{s: s, l: l, p: s.m.phone(device), device: device, tool: tool, args: args, started: started}, nil
+	return &call{s: s, task: l, p: s.m.phone(device), device: device, tool: tool, args: args, started: started}, nil
 }
 
 // fail records the call's step with err's outcome and returns err for the

@@ -51,10 +51,10 @@ func (c *leaseCalls) callsLocked() context.Context {
 
 // endCalls ends the calls of l: its task ended with outcome. The first end
 // wins; later ones change nothing.
-func (m *Manager) endCalls(l *lease, outcome string) {
+func (m *Manager) endCalls(tk *task, outcome string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := &l.calls
+	c := &tk.calls
 	if c.callsLocked().Err() != nil {
 		return
 	}
@@ -77,51 +77,51 @@ func (m *Manager) takeOverCallsLocked(device string) {
 
 // leaseEnded returns what the agent reads when l ended while it waited for
 // something other than the driver (an approval), or nil while l holds.
-func (m *Manager) leaseEnded(l *lease) error {
+func (m *Manager) leaseEnded(tk *task) error {
 	m.mu.Lock()
-	ctx := l.calls.callsLocked()
+	ctx := tk.calls.callsLocked()
 	m.mu.Unlock()
 	if ctx.Err() == nil {
 		return nil
 	}
-	return endError(l, context.Cause(ctx), false)
+	return endError(tk, context.Cause(ctx), false)
 }
 
 // endError is the agent's error for a call of l ended by cause. inFlight
 // says an action was on its way to the phone when it ended.
-func endError(l *lease, cause error, inFlight bool) *Error {
+func endError(tk *task, cause error, inFlight bool) *Error {
 	maybe := ""
 	if inFlight {
 		maybe = " while your action ran: it may or may not have happened"
 	}
 	if cause == errTakenOver {
 		if inFlight {
-			return Errorf(CodePersonInControl, "the person took %s over%s. Once they hand it back, observe before repeating", l.device, maybe)
+			return Errorf(CodePersonInControl, "the person took %s over%s. Once they hand it back, observe before repeating", tk.device, maybe)
 		}
-		return Errorf(CodePersonInControl, "the person is using %s; reads work, actions wait until they hand it back. Observe later", l.device)
+		return Errorf(CodePersonInControl, "the person is using %s; reads work, actions wait until they hand it back. Observe later", tk.device)
 	}
 	outcome := "ended"
 	if e, ok := cause.(leaseEnd); ok {
 		outcome = e.outcome
 	}
 	if outcome == "stopped" {
-		return Errorf(CodeStopped, "the person stopped you on %s (task %q)%s; do not use it for this task. Tell the user", l.device, l.task, maybe)
+		return Errorf(CodeStopped, "the person stopped you on %s (task %q)%s; do not use it for this task. Tell the user", tk.device, tk.text, maybe)
 	}
-	return Errorf(CodeNotLeased, "your lease on %s ended (%s)%s; connect again with phone_connect if the task goes on", l.device, outcome, maybe)
+	return Errorf(CodeNotLeased, "your lease on %s ended (%s)%s; connect again with phone_connect if the task goes on", tk.device, outcome, maybe)
 }
 
 // bind returns drv with its calls bound to l.
-func (m *Manager) bind(l *lease, drv sdk.Full) sdk.Full {
-	return &leased{m: m, l: l, d: drv}
+func (m *Manager) bind(tk *task, drv sdk.Full) sdk.Full {
+	return &leased{m: m, tk: tk, d: drv}
 }
 
 // leased is a driver whose calls end with a lease (see the top of the
 // file), with every optional method (sdk.Full), as the driver host's
 // handles have; the driver's declared capabilities say which work.
 type leased struct {
-	m *Manager
-	l *lease
-	d sdk.Full
+	m  *Manager
+	tk *task
+	d  sdk.Full
 }
 
 var _ sdk.Full = (*leased)(nil)
@@ -133,13 +133,13 @@ func (b *leased) scope(acting bool) (lease, acts context.Context, err error) {
 	m := b.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := &b.l.calls
+	c := &b.tk.calls
 	lease = c.callsLocked()
 	if lease.Err() != nil || !acting {
 		return lease, nil, nil
 	}
-	if _, taken := m.withHand[b.l.device]; taken {
-		return nil, nil, endError(b.l, errTakenOver, false)
+	if _, taken := m.withHand[b.tk.device]; taken {
+		return nil, nil, endError(b.tk, errTakenOver, false)
 	}
 	if c.acts == nil {
 		c.acts, c.stopActs = context.WithCancelCause(context.Background())
@@ -159,9 +159,9 @@ func bound[T any](b *leased, ctx context.Context, acting bool, f func(context.Co
 	ended := func(inFlight bool) error {
 		switch {
 		case lease.Err() != nil:
-			return endError(b.l, context.Cause(lease), inFlight && acting)
+			return endError(b.tk, context.Cause(lease), inFlight && acting)
 		case acts != nil && acts.Err() != nil:
-			return endError(b.l, context.Cause(acts), inFlight)
+			return endError(b.tk, context.Cause(acts), inFlight)
 		}
 		return nil
 	}

@@ -29,10 +29,10 @@ func (m *Manager) displayOf(p *phone) int {
 }
 
 // background makes a display for l's task on its phone.
-func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, l *lease) error {
+func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, tk *task) error {
 	m := s.m
 	if !m.serves(p, sdk.CapDisplays) {
-		return Errorf(CodeUnsupported, "the driver of %s cannot make background displays: connect without background", l.device)
+		return Errorf(CodeUnsupported, "the driver of %s cannot make background displays: connect without background", tk.device)
 	}
 	m.mu.Lock()
 	w, h := p.boxSize.X, p.boxSize.Y
@@ -42,38 +42,38 @@ func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, l *lea
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	id, err := drv.CreateDisplay(cctx, l.device, w&^1, h&^1, defaultDisplayDPI)
+	id, err := drv.CreateDisplay(cctx, tk.device, w&^1, h&^1, defaultDisplayDPI)
 	if err != nil {
-		return fromDriver(l.device, err, false)
+		return fromDriver(tk.device, err, false)
 	}
 	m.mu.Lock()
-	l.display, p.display = id, id
+	tk.display, p.display = id, id
 	p.model = screen.NewModel() // refs of the phone's own screen mean nothing here
 	p.boxes = nil
 	m.mu.Unlock()
-	m.log.Info("background display", "device", l.device, "task", l.taskID, "display", id, "size", [2]int{w, h})
+	m.log.Info("background display", "device", tk.device, "task", tk.id, "display", id, "size", [2]int{w, h})
 	return nil
 }
 
 // removeDisplay removes the background display of an ended task.
-func (m *Manager) removeDisplay(l *lease) {
-	p := m.phone(l.device)
+func (m *Manager) removeDisplay(tk *task) {
+	p := m.phone(tk.device)
 	m.mu.Lock()
-	if p.display == l.display {
+	if p.display == tk.display {
 		p.display = 0
 		p.model = screen.NewModel()
 		p.boxes = nil
 	}
 	m.mu.Unlock()
-	drv, _, err := m.cfg.Drivers.DriverForDevice(l.device)
+	drv, _, err := m.cfg.Drivers.DriverForDevice(tk.device)
 	if err != nil {
 		return
 	}
 	if m.serves(p, sdk.CapDisplays) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := drv.RemoveDisplay(ctx, l.device, l.display); err != nil {
-			m.log.Warn("removing a background display", "device", l.device, "display", l.display, "err", err)
+		if err := drv.RemoveDisplay(ctx, tk.device, tk.display); err != nil {
+			m.log.Warn("removing a background display", "device", tk.device, "display", tk.display, "err", err)
 		}
 	}
 }

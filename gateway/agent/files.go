@@ -93,7 +93,7 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		c.p.act.Lock()
 		defer c.p.act.Unlock()
 		s.m.mu.Lock()
-		view := c.l.last
+		view := c.task.last
 		s.m.mu.Unlock()
 		if view == nil {
 			view = &screen.View{}
@@ -187,7 +187,7 @@ func (s *Session) upload(ctx context.Context, device, p string, r io.Reader, max
 	if err := checkUploadPath(p); err != nil {
 		return fail(err)
 	}
-	if err := s.mayUpload(c.l, p); err != nil {
+	if err := s.mayUpload(c.task, p); err != nil {
 		return fail(err)
 	}
 	root, err := s.filesRoot(device, true)

@@ -154,7 +154,7 @@ func (m *Manager) outOfTask(device string, view *screen.View, after bool) error 
 	var apps []string
 	var task string
 	if ok {
-		apps, task = l.apps, l.task
+		apps, task = l.apps, l.text
 	}
 	m.mu.Unlock()
 	app := view.App
@@ -176,12 +176,12 @@ func (m *Manager) outOfTask(device string, view *screen.View, after bool) error 
 // mayUpload asks the guard about an upload (read-only mode refuses it): an
 // upload writes on the computer, and waits for nobody, so a rule that asks
 // refuses it too.
-func (s *Session) mayUpload(l *lease, path string) error {
+func (s *Session) mayUpload(tk *task, path string) error {
 	g := s.m.cfg.Guard
 	if g == nil {
 		return nil
 	}
-	v := g.Check(Check{Agent: s.client.Name, Device: l.device, Action: Action{Kind: "upload", Path: path}, View: &screen.View{}})
+	v := g.Check(Check{Agent: s.client.Name, Device: tk.device, Action: Action{Kind: "upload", Path: path}, View: &screen.View{}})
 	switch v.Decision {
 	case Allow:
 		return nil
@@ -201,7 +201,7 @@ func (s *Session) mayUpload(l *lease, path string) error {
 // A read after it would show nothing of that app anyway; this keeps the
 // app shut.
 func (s *Session) opensHidden(ctx context.Context, c *call, view *screen.View, t aim) error {
-	l := c.l
+	tk := c.task
 	if !view.App.System && view.LockState != sdk.LockLocked {
 		return nil
 	}
@@ -212,15 +212,15 @@ func (s *Session) opensHidden(ctx context.Context, c *call, view *screen.View, t
 		if strings.Contains(n.Label, secrets.HiddenNotice) {
 			return Errorf(CodeBlockedApp, "that notification is a blocked app's: opening it is refused. Ask the person with phone_ask_person")
 		}
-		app, ok := s.m.appNamed(ctx, c.drv, c.p, l.device, n.Label)
+		app, ok := s.m.appNamed(ctx, c.drv, c.p, tk.device, n.Label)
 		if !ok {
 			continue
 		}
 		if g := s.m.cfg.Guard; g != nil && g.Blocked(app.ID) {
 			return Errorf(CodeBlockedApp, "%q would open %s, which is blocked: you may not see or use it. Ask the person with phone_ask_person", n.Label, app.Label)
 		}
-		if len(l.apps) > 0 && !inList(l.apps, app.ID, app.Label) {
-			return Errorf(CodeScopeDenied, "%q would open %s, and the task %q may only use %s; launch one of them", n.Label, app.Label, l.task, strings.Join(l.apps, ", "))
+		if len(tk.apps) > 0 && !inList(tk.apps, app.ID, app.Label) {
+			return Errorf(CodeScopeDenied, "%q would open %s, and the task %q may only use %s; launch one of them", n.Label, app.Label, tk.text, strings.Join(tk.apps, ", "))
 		}
 	}
 	return nil

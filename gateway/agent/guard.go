@@ -78,11 +78,11 @@ type Guard interface {
 // when they were asked (then the caller checks that the screen still shows
 // what they saw).
 func (s *Session) guard(ctx context.Context, c *call, view *screen.View, t aim, a Action) (*approval.Card, error) {
-	m, l := s.m, c.l
+	m, tk := s.m, c.task
 	if m.cfg.Guard == nil {
 		return nil, nil
 	}
-	v := m.cfg.Guard.Check(s.check(l, view, a, t))
+	v := m.cfg.Guard.Check(s.check(tk, view, a, t))
 	book := m.cfg.Approvals
 	b := binding(s, c)
 	// An approval id is checked whatever the verdict: it is valid only for
@@ -120,7 +120,7 @@ func (s *Session) guard(ctx context.Context, c *call, view *screen.View, t aim, 
 	}
 	key := targetKey(t.start.node)
 	sum := v.Summary
-	if claimed == nil && book.AllowedForTask(l.taskID, v.Commit, key, sum.Counterpart) {
+	if claimed == nil && book.AllowedForTask(tk.id, v.Commit, key, sum.Counterpart) {
 		return nil, nil
 	}
 	if h := m.cfg.Store.Health(); claimed == nil && h.Failing {
@@ -132,19 +132,19 @@ func (s *Session) guard(ctx context.Context, c *call, view *screen.View, t aim, 
 		card = *claimed
 	} else {
 		card = book.Open(approval.Card{
-			Agent: s.client.Name, TaskText: l.task, TaskID: l.taskID, Device: l.device, Tool: b.Tool, Args: b.Args,
+			Agent: s.client.Name, TaskText: tk.text, TaskID: tk.id, Device: tk.device, Tool: b.Tool, Args: b.Args,
 			Commit: v.Commit, Rule: v.Rule, Target: nodeLine(t.start.node), Evidence: v.Evidence, Screen: view.Text(), TargetKey: key,
 			Summary: sum.Sentence, Counterpart: sum.Counterpart, Content: commit.Content(view), ForTaskCovers: forTaskCovers(v.Commit, sum.Counterpart, t.start.node),
 		}, b)
-		m.log.Warn("an agent asks the person", "approval", card.ID, "device", l.device, "agent", s.client.Name, "commit", v.Commit, "rule", v.Rule)
+		m.log.Warn("an agent asks the person", "approval", card.ID, "device", tk.device, "agent", s.client.Name, "commit", v.Commit, "rule", v.Rule)
 		m.mu.Lock()
-		s.waiting[card.ID] = waitingCall{device: l.device, action: a}
+		s.waiting[card.ID] = waitingCall{device: tk.device, action: a}
 		m.mu.Unlock()
-		s.cardShot(l, card.ID, t.start.node)
+		s.cardShot(tk, card.ID, t.start.node)
 	}
 	if card.Status == approval.Pending {
 		c, err := s.waitApproval(ctx, card.ID, c.progress)
-		if end := m.leaseEnded(l); end != nil {
+		if end := m.leaseEnded(tk); end != nil {
 			return nil, end // the person stopped the agent while it waited (person.go)
 		}
 		if err != nil {
@@ -186,8 +186,8 @@ func forTaskCovers(commit, counterpart string, target *screen.Node) string {
 }
 
 // check is what the guard is asked about a, aimed as t on view.
-func (s *Session) check(l *lease, view *screen.View, a Action, t aim) Check {
-	return Check{Agent: s.client.Name, Device: l.device, App: view.App.ID, Action: a, View: view,
+func (s *Session) check(tk *task, view *screen.View, a Action, t aim) Check {
+	return Check{Agent: s.client.Name, Device: tk.device, App: view.App.ID, Action: a, View: view,
 		Target: t.start.node, Under: t.start.under, End: t.end.node, OnKeyboard: t.start.onKeyboard, EndOnKeyboard: t.end.onKeyboard,
 		Key: t.start.key, EndKey: t.end.key, Focused: t.focused}
 }
@@ -219,7 +219,7 @@ func binding(s *Session, c *call) approval.Binding {
 		}
 	}
 	b, _ := json.Marshal(clean) // map keys are sorted: canonical
-	return approval.Binding{Session: s.id, Device: c.l.device, Task: c.l.taskID, Tool: c.tool, Args: string(b)}
+	return approval.Binding{Session: s.id, Device: c.task.device, Task: c.task.id, Tool: c.tool, Args: string(b)}
 }
 
 // targetKey is what an "allow for this task" matches later actions on.

@@ -38,8 +38,8 @@ func (c *call) intend(ctx context.Context) error {
 	wctx, cancel := stepContext(ctx)
 	defer cancel()
 	if err := c.s.m.cfg.Store.AddStep(wctx, st); err != nil {
-		c.s.m.log.Error("the history cannot take the step, so the action is not done", "task", c.l.taskID, "tool", c.tool, "err", err)
-		c.s.published(c.l, c.tool, string(CodeInternal), st.Seq)
+		c.s.m.log.Error("the history cannot take the step, so the action is not done", "task", c.task.id, "tool", c.tool, "err", err)
+		c.s.published(c.task, c.tool, string(CodeInternal), st.Seq)
 		return unrecorded(err, "nothing was done on the phone. Tell the person: pinky status says what to fix. Reads such as phone_observe still work")
 	}
 	c.in = &intent{c: c, step: st}
@@ -79,11 +79,11 @@ func (c *call) newStep(code, msg, diff string) history.Step {
 	// Nothing secret in the history: a code the agent passed on is masked.
 	argsText := secrets.Scrub(string(b))
 	c.s.m.mu.Lock()
-	c.l.seq++
-	seq := c.l.seq
+	c.task.seq++
+	seq := c.task.seq
 	c.s.m.mu.Unlock()
 	return history.Step{
-		ID: newID("st"), TaskID: c.l.taskID, Seq: seq, Tool: c.tool, Args: argsText, Outcome: code, Message: secrets.Scrub(msg),
+		ID: newID("st"), TaskID: c.task.id, Seq: seq, Tool: c.tool, Args: argsText, Outcome: code, Message: secrets.Scrub(msg),
 		Diff: diff, StartedAt: c.started, Duration: time.Since(c.started),
 	}
 }
@@ -96,7 +96,7 @@ func stepContext(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // published tells the person's stream that a call ended: the tool and its
 // outcome only, never the arguments or the message.
-func (s *Session) published(l *lease, tool, code string, seq int) {
-	s.m.cfg.Events.Publish(events.Event{Kind: events.Step, Device: l.device, Agent: s.client.Name, Task: l.taskID,
+func (s *Session) published(tk *task, tool, code string, seq int) {
+	s.m.cfg.Events.Publish(events.Event{Kind: events.Step, Device: tk.device, Agent: s.client.Name, Task: tk.id,
 		Data: map[string]string{"tool": tool, "outcome": code, "step": fmt.Sprint(seq)}})
 }

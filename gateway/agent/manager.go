@@ -102,7 +102,7 @@ type Manager struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
-	leases   map[string]*lease // by device id
+	leases   map[string]*task  // by device id
 	phones   map[string]*phone // by device id, created on first use
 	sessions map[string]*Session
 	offline  map[string]time.Time     // devices offline since
@@ -129,12 +129,14 @@ type phone struct {
 	refusedPIN  []byte    // keyed hash of the saved PIN the phone refused
 }
 
-// lease is a session's hold on a phone, with the task it serves.
-type lease struct {
+// task is the state of one leased task: what its calls share. For now it
+// holds the lease's rules too (who holds it, since when, its last use,
+// parked or not).
+type task struct {
 	device   string
 	session  *Session
-	taskID   string
-	task     string
+	id       string // the task's id in the history
+	text     string // what the agent said it does
 	apps     []string
 	since    time.Time
 	lastUsed time.Time
@@ -155,7 +157,7 @@ func NewManager(cfg Config) *Manager {
 	cfg = cfg.withDefaults()
 	return &Manager{
 		cfg: cfg, log: cfg.Logger,
-		leases: map[string]*lease{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
+		leases: map[string]*task{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
 		offline: map[string]time.Time{}, withHand: map[string]chan struct{}{}, stopped: map[string]stopInfo{},
 	}
 }
@@ -212,7 +214,7 @@ func (m *Manager) deviceEvent(ev driverhost.Event) {
 // sweep ends leases idle for IdleTimeout or offline for OfflineGrace, and
 // parked leases whose agent did not come back within their grace.
 func (m *Manager) sweep(now time.Time) {
-	var ended []*lease
+	var ended []*task
 	var outcomes []string
 	m.mu.Lock()
 	for id, l := range m.leases {
@@ -236,19 +238,19 @@ func (m *Manager) sweep(now time.Time) {
 	}
 }
 
-func (m *Manager) endTask(l *lease, outcome string) {
-	m.endCalls(l, outcome) // first: a call waiting on the driver returns now
-	m.log.Info("lease ended", "device", l.device, "task", l.taskID, "outcome", outcome)
+func (m *Manager) endTask(tk *task, outcome string) {
+	m.endCalls(tk, outcome) // first: a call waiting on the driver returns now
+	m.log.Info("lease ended", "device", tk.device, "task", tk.id, "outcome", outcome)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := m.cfg.Store.EndTask(ctx, l.taskID, time.Now(), outcome); err != nil {
-		m.log.Error("ending a task in the history", "task", l.taskID, "err", err)
+	if err := m.cfg.Store.EndTask(ctx, tk.id, time.Now(), outcome); err != nil {
+		m.log.Error("ending a task in the history", "task", tk.id, "err", err)
 	}
-	m.cfg.Watcher.TaskEnded(l.device, l.taskID)
-	if l.display != 0 {
-		m.removeDisplay(l)
+	m.cfg.Watcher.TaskEnded(tk.device, tk.id)
+	if tk.display != 0 {
+		m.removeDisplay(tk)
 	}
-	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: l.device, Agent: l.session.client.Name, Task: l.taskID, Data: map[string]string{"outcome": outcome}})
+	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: tk.device, Agent: tk.session.client.Name, Task: tk.id, Data: map[string]string{"outcome": outcome}})
 }
 
 func (m *Manager) phone(id string) *phone {
@@ -305,7 +307,7 @@ func (m *Manager) Leases() []LeaseStatus {
 	for _, l := range m.leases {
 		_, withPerson := m.withHand[l.device]
 		out = append(out, LeaseStatus{
-			Device: l.device, Agent: l.session.client.Name, Task: l.task, TaskID: l.taskID,
+			Device: l.device, Agent: l.session.client.Name, Task: l.text, TaskID: l.id,
 			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson, ParkedUntil: l.parkedUntil, Display: l.display,
 		})
 	}

@@ -22,17 +22,17 @@ import (
 // secrets covered, the target outlined in red, saved as
 // <media>/<task>/approval-<id>.jpg with a media row "approval-<id>", whose
 // id is set on the card.
-func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
+func (s *Session) cardShot(tk *task, id string, target *screen.Node) {
 	m := s.m
 	if m.cfg.MediaDir == "" || m.cfg.Approvals == nil {
 		return
 	}
 	go func() {
-		drv, _, err := m.cfg.Drivers.DriverForDevice(l.device)
+		drv, _, err := m.cfg.Drivers.DriverForDevice(tk.device)
 		if err != nil {
 			return
 		}
-		p := m.phone(l.device)
+		p := m.phone(tk.device)
 		m.mu.Lock()
 		blocked := p.blocked
 		m.mu.Unlock()
@@ -41,9 +41,9 @@ func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		img, err := m.still(ctx, p, drv, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 80})
+		img, err := m.still(ctx, p, drv, sdk.ScreenshotRequest{DeviceID: tk.device, DisplayID: tk.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 80})
 		if err != nil {
-			m.log.Debug("approval screenshot", "device", l.device, "err", err)
+			m.log.Debug("approval screenshot", "device", tk.device, "err", err)
 			return
 		}
 		data, err := s.cover(p, img)
@@ -57,7 +57,7 @@ func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 			m.log.Error("approval screenshot: not saved", "approval", id, "err", err)
 			return
 		}
-		rel := filepath.ToSlash(filepath.Join(l.taskID, "approval-"+id+".jpg"))
+		rel := filepath.ToSlash(filepath.Join(tk.id, "approval-"+id+".jpg"))
 		full := filepath.Join(m.cfg.MediaDir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
 			m.log.Error("approval screenshot: not saved", "approval", id, "err", err)
@@ -69,7 +69,7 @@ func (s *Session) cardShot(l *lease, id string, target *screen.Node) {
 		}
 		// The picture is a media row of the task, as a step's are: the
 		// console, the history and the export find it by its id.
-		media := history.Media{ID: history.ApprovalMediaID(id), TaskID: l.taskID, Kind: history.KindApproval, Path: rel,
+		media := history.Media{ID: history.ApprovalMediaID(id), TaskID: tk.id, Kind: history.KindApproval, Path: rel,
 			Width: img.Width, Height: img.Height, Bytes: int64(len(data)), CreatedAt: time.Now()}
 		if err := m.cfg.Store.AddMedia(ctx, media); err != nil && !errors.Is(err, history.ErrExists) {
 			os.Remove(full)

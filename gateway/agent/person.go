@@ -11,7 +11,7 @@ func (m *Manager) Stop(device string) error {
 	l, ok := m.leases[device]
 	if ok {
 		delete(m.leases, device)
-		m.stopped[device] = stopInfo{session: l.session, task: l.task}
+		m.stopped[device] = stopInfo{session: l.session, task: l.text}
 	}
 	if ch, asked := m.withHand[device]; asked {
 		close(ch)
@@ -30,13 +30,13 @@ func (m *Manager) Stop(device string) error {
 // denyOpen denies the approvals that l's task still waits for: the agent
 // was stopped, so nothing it asked may run. Its waiting call wakes and
 // answers stopped.
-func (m *Manager) denyOpen(l *lease) {
+func (m *Manager) denyOpen(tk *task) {
 	book := m.cfg.Approvals
 	if book == nil {
 		return
 	}
 	for _, c := range book.List(true) {
-		if c.TaskID == l.taskID {
+		if c.TaskID == tk.id {
 			book.Decide(c.ID, false, false, "the person stopped the agent") //nolint:errcheck // decided meanwhile: nothing to end
 		}
 	}

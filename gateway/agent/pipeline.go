@@ -33,7 +33,7 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 	if err != nil {
 		return nil, c.fail(ctx, err)
 	}
-	obs := s.show(c.l, view, full)
+	obs := s.show(c.task, view, full)
 	obs.Settled = true
 	if screenshot {
 		img, err := s.m.still(ctx, c.p, c.drv, sdk.ScreenshotRequest{DeviceID: device, DisplayID: c.display(), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
@@ -105,16 +105,16 @@ func (s *Session) cover(p *phone, img *sdk.Image) ([]byte, error) {
 
 // show renders view for the lease's agent: the whole screen when asked,
 // on the first read, or when another app came to the front; else the diff.
-func (s *Session) show(l *lease, view *screen.View, full bool) *Observation {
+func (s *Session) show(tk *task, view *screen.View, full bool) *Observation {
 	s.m.mu.Lock()
-	prev := l.last
-	l.last = view
+	prev := tk.last
+	tk.last = view
 	s.m.mu.Unlock()
 	app := view.App.Label
 	if app == "" {
 		app = view.App.ID
 	}
-	obs := &Observation{Device: l.device, App: app, Locked: view.LockState == sdk.LockLocked}
+	obs := &Observation{Device: tk.device, App: app, Locked: view.LockState == sdk.LockLocked}
 	if full || prev == nil {
 		obs.Text, obs.Full = view.Text(), true
 	} else {
@@ -171,7 +171,7 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 			return refuse(err)
 		}
 	}
-	if err := inScope(c.l, view, a); err != nil {
+	if err := inScope(c.task, view, a); err != nil {
 		return refuse(err)
 	}
 	if a.Kind == "launch" || a.Kind == "stop" {
@@ -236,7 +236,7 @@ func (s *Session) perform(ctx context.Context, c *call, a Action, actions []sdk.
 		if err != nil {
 			return nil, c.fail(ctx, fromDriver(c.device, err, true))
 		}
-		obs := s.show(c.l, next, false)
+		obs := s.show(c.task, next, false)
 		obs.Settled = settled
 		obs.Step = c.done(ctx, obs.Text)
 		return obs, nil
@@ -250,29 +250,29 @@ func (s *Session) perform(ctx context.Context, c *call, a Action, actions []sdk.
 // inScope keeps a task that named its apps to them: with another app in
 // front only home, back and launches (checked by appID) work, so the agent
 // can find its way back.
-func inScope(l *lease, view *screen.View, a Action) error {
-	if len(l.apps) == 0 || leaveKey(a) || a.Kind == "launch" || a.Kind == "stop" {
+func inScope(tk *task, view *screen.View, a Action) error {
+	if len(tk.apps) == 0 || leaveKey(a) || a.Kind == "launch" || a.Kind == "stop" {
 		return nil
 	}
 	app := view.App
-	if app.System || app.ID == "" || inList(l.apps, app.ID, app.Label) {
+	if app.System || app.ID == "" || inList(tk.apps, app.ID, app.Label) {
 		return nil // the home and lock screens belong to every task
 	}
-	return Errorf(CodeScopeDenied, "the task %q may only use %s, and %s is in front; go back with phone_key (back or home) or launch one of them", l.task, strings.Join(l.apps, ", "), app.Label)
+	return Errorf(CodeScopeDenied, "the task %q may only use %s, and %s is in front; go back with phone_key (back or home) or launch one of them", tk.text, strings.Join(tk.apps, ", "), app.Label)
 }
 
 // appID resolves an app id or label to the id, and keeps a task to the
 // apps it named at connect.
 func (s *Session) appID(ctx context.Context, c *call, app string) (string, error) {
-	l := c.l
+	tk := c.task
 	if app == "" {
 		return "", Errorf(CodeInvalidArgument, "app is required: an app id or label from phone_apps")
 	}
 	id := app
 	if s.m.serves(c.p, sdk.CapApps) {
-		apps, err := c.drv.ListApps(ctx, l.device)
+		apps, err := c.drv.ListApps(ctx, tk.device)
 		if err != nil && !errors.Is(err, sdk.ErrUnsupported) {
-			return "", fromDriver(l.device, err, false)
+			return "", fromDriver(tk.device, err, false)
 		}
 		found := false
 		for _, a := range apps {
@@ -282,11 +282,11 @@ func (s *Session) appID(ctx context.Context, c *call, app string) (string, error
 			}
 		}
 		if !found && err == nil {
-			return "", Errorf(CodeNotFound, "no app %q on %s; phone_apps lists them", app, l.device)
+			return "", Errorf(CodeNotFound, "no app %q on %s; phone_apps lists them", app, tk.device)
 		}
 	}
-	if len(l.apps) > 0 && !inList(l.apps, id, app) {
-		return "", Errorf(CodeScopeDenied, "the task %q may only use %s; %s is not one of them", l.task, strings.Join(l.apps, ", "), app)
+	if len(tk.apps) > 0 && !inList(tk.apps, id, app) {
+		return "", Errorf(CodeScopeDenied, "the task %q may only use %s; %s is not one of them", tk.text, strings.Join(tk.apps, ", "), app)
 	}
 	return id, nil
 }
@@ -382,16 +382,16 @@ func (s *Session) settled(p *phone, device string, at time.Time, sc *sdk.Screen)
 // scrollUntil scrolls, at most ten times, until text shows.
 func (s *Session) scrollUntil(ctx context.Context, c *call, a Action) (*Observation, error) {
 	const most = 10
-	l := c.l
+	tk := c.task
 	s.m.mu.Lock()
-	first := l.last
+	first := tk.last
 	s.m.mu.Unlock()
 	// show renders v against what the agent saw before the first scroll.
 	show := func(v *screen.View) *Observation {
 		s.m.mu.Lock()
-		l.last = first
+		tk.last = first
 		s.m.mu.Unlock()
-		obs := s.show(l, v, false)
+		obs := s.show(tk, v, false)
 		obs.Settled = true
 		return obs
 	}
@@ -436,7 +436,7 @@ func (s *Session) wouldStop(c *call, v *screen.View, a Action, acts []sdk.Action
 	if g == nil {
 		return "", false
 	}
-	verdict := g.Check(s.check(c.l, v, a, aimAt(v, a, acts, target)))
+	verdict := g.Check(s.check(c.task, v, a, aimAt(v, a, acts, target)))
 	if verdict.Decision == Allow {
 		return "", false
 	}
@@ -450,13 +450,13 @@ func (s *Session) wouldStop(c *call, v *screen.View, a Action, acts []sdk.Action
 // screenChanged reports whether the screen the agent last saw differs from
 // the last one photographed for the task: an unchanged screen needs no new
 // screenshot (the earlier one shows it), which keeps the CPU for the agent.
-func (s *Session) screenChanged(l *lease) bool {
+func (s *Session) screenChanged(tk *task) bool {
 	s.m.mu.Lock()
 	defer s.m.mu.Unlock()
-	if l.last == nil || (l.shotView != nil && screen.Same(l.shotView, l.last)) {
+	if tk.last == nil || (tk.shotView != nil && screen.Same(tk.shotView, tk.last)) {
 		return false
 	}
-	l.shotView = l.last
+	tk.shotView = tk.last
 	return true
 }
 
@@ -467,7 +467,7 @@ func (s *Session) screenChanged(l *lease) bool {
 // one. It returns the step's id, or "" and why when the history could not
 // take it.
 func (s *Session) addStep(ctx context.Context, c *call, code, msg, diff string) (string, error) {
-	m, l := s.m, c.l
+	m, tk := s.m, c.task
 	wctx, cancel := stepContext(ctx)
 	defer cancel()
 	var step history.Step
@@ -484,14 +484,14 @@ func (s *Session) addStep(ctx context.Context, c *call, code, msg, diff string) 
 		err = m.cfg.Store.AddStep(wctx, step)
 	}
 	if err != nil {
-		m.log.Error("recording a step", "task", l.taskID, "tool", c.tool, "err", err)
+		m.log.Error("recording a step", "task", tk.id, "tool", c.tool, "err", err)
 	}
-	s.published(l, c.tool, code, step.Seq)
+	s.published(tk, c.tool, code, step.Seq)
 	if err != nil {
 		return "", err
 	}
-	if m.cfg.Media != nil && code == "ok" && s.screenChanged(l) {
-		s.shoot(l, step.ID)
+	if m.cfg.Media != nil && code == "ok" && s.screenChanged(tk) {
+		s.shoot(tk, step.ID)
 	}
 	return step.ID, nil
 }

@@ -70,32 +70,32 @@ func (s *Session) Resume() int {
 // session of the same agent, or held by another session of the same agent
 // that is still open — a client that opens a session per call and never
 // closes the last one must still reach its lease. The caller holds m.mu.
-func (s *Session) mayResume(l *lease) bool {
-	if l == nil || l.session == s || s.resumeKey == "" || l.session.client != s.client {
+func (s *Session) mayResume(tk *task) bool {
+	if tk == nil || tk.session == s || s.resumeKey == "" || tk.session.client != s.client {
 		return false
 	}
-	if !l.parkedUntil.IsZero() {
-		return l.parkKey == s.resumeKey && time.Now().Before(l.parkedUntil)
+	if !tk.parkedUntil.IsZero() {
+		return tk.parkKey == s.resumeKey && time.Now().Before(tk.parkedUntil)
 	}
-	return l.session.resumeKey == s.resumeKey
+	return tk.session.resumeKey == s.resumeKey
 }
 
 // takeOver moves l to s when s may resume it, and reports whether l is now
 // s's. Resume takes only parked leases at a session's start; a live
 // session's lease moves when the new session uses the phone. The caller
 // holds m.mu.
-func (s *Session) takeOver(l *lease) bool {
-	if !s.mayResume(l) {
+func (s *Session) takeOver(tk *task) bool {
+	if !s.mayResume(tk) {
 		return false
 	}
-	s.m.log.Info("lease resumed by a new session of its agent", "device", l.device, "task", l.taskID,
-		"agent", s.client.Name, "from", l.session.id, "session", s.id)
-	l.session, l.parkKey, l.parkedUntil = s, "", time.Time{}
+	s.m.log.Info("lease resumed by a new session of its agent", "device", tk.device, "task", tk.id,
+		"agent", s.client.Name, "from", tk.session.id, "session", s.id)
+	tk.session, tk.parkKey, tk.parkedUntil = s, "", time.Time{}
 	return true
 }
 
 // parkExpired says whether l was parked and its grace has passed. The
 // caller holds m.mu.
-func (l *lease) parkExpired(now time.Time) bool {
-	return !l.parkedUntil.IsZero() && !now.Before(l.parkedUntil)
+func (tk *task) parkExpired(now time.Time) bool {
+	return !tk.parkedUntil.IsZero() && !now.Before(tk.parkedUntil)
 }

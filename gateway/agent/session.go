@@ -71,7 +71,7 @@ func (s *Session) SetClient(ctx context.Context, c Client) error {
 // Close ends the session and the leases it holds, except those Park kept.
 func (s *Session) Close() {
 	m := s.m
-	var ended []*lease
+	var ended []*task
 	m.mu.Lock()
 	delete(m.sessions, s.id)
 	for id, l := range m.leases {
@@ -113,9 +113,9 @@ func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
 		p := Phone{ID: d.ID, Name: d.Name, Model: d.Model, Platform: string(d.Platform), Online: d.Online, Locked: d.LockState == sdk.LockLocked}
 		if l, ok := m.leases[d.ID]; ok {
 			yours := l.session == s || s.mayResume(l)
-			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.task, Yours: yours, Since: l.since}
+			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.text, Yours: yours, Since: l.since}
 			if yours {
-				p.Lease.TaskID = l.taskID
+				p.Lease.TaskID = l.id
 			}
 		}
 		out = append(out, p)
@@ -126,8 +126,8 @@ func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
 // Connect leases a phone for a task and returns its whole screen.
 func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation, error) {
 	m := s.m
-	task := strings.TrimSpace(req.Task)
-	if task == "" {
+	text := strings.TrimSpace(req.Task)
+	if text == "" {
 		return nil, Errorf(CodeInvalidArgument, "task is required: say in a sentence what you are doing on the phone; the person sees it")
 	}
 	m.mu.Lock()
@@ -143,17 +143,17 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, err
 	}
 	now := time.Now()
-	l := &lease{device: device, session: s, taskID: newID("t"), task: task, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
+	l := &task{device: device, session: s, id: newID("t"), text: text, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
 	m.mu.Lock()
-	if st, ok := m.stopped[device]; ok && st.session == s && st.task == task {
+	if st, ok := m.stopped[device]; ok && st.session == s && st.task == text {
 		m.mu.Unlock()
-		return nil, Errorf(CodeStopped, "the person stopped you on %s for the task %q; do not take it again for this task", device, task)
+		return nil, Errorf(CodeStopped, "the person stopped you on %s for the task %q; do not take it again for this task", device, text)
 	}
 	if held, ok := m.leases[device]; ok {
 		mine := held.session == s || s.takeOver(held)
 		m.mu.Unlock()
 		if mine {
-			return nil, Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, held.task)
+			return nil, Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, held.text)
 		}
 		return nil, heldError(device, held)
 	}
@@ -183,17 +183,17 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		}
 	}
 	_ = model
-	if err := m.cfg.Store.StartTask(ctx, history.Task{ID: l.taskID, SessionID: s.id, AgentID: s.agentID, DeviceID: device, Text: task, Apps: l.apps, StartedAt: now}); err != nil {
+	if err := m.cfg.Store.StartTask(ctx, history.Task{ID: l.id, SessionID: s.id, AgentID: s.agentID, DeviceID: device, Text: text, Apps: l.apps, StartedAt: now}); err != nil {
 		m.mu.Lock()
 		delete(m.leases, device)
 		m.mu.Unlock()
-		m.log.Error("recording the task", "task", l.taskID, "err", err)
+		m.log.Error("recording the task", "task", l.id, "err", err)
 		return nil, unrecorded(err, "the phone was not connected. Tell the person: pinky status says what to fix")
 	}
-	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.taskID)
-	m.cfg.Watcher.TaskStarted(device, l.taskID, l.display)
-	m.cfg.Events.Publish(events.Event{Kind: events.LeaseStarted, Device: device, Agent: s.client.Name, Task: l.taskID, Data: map[string]string{"text": secrets.Scrub(task)}})
-	args := map[string]any{"device": device, "task": task, "apps": req.Apps}
+	m.log.Info("lease", "device", device, "name", name, "agent", s.client.Name, "task", l.id)
+	m.cfg.Watcher.TaskStarted(device, l.id, l.display)
+	m.cfg.Events.Publish(events.Event{Kind: events.LeaseStarted, Device: device, Agent: s.client.Name, Task: l.id, Data: map[string]string{"text": secrets.Scrub(text)}})
+	args := map[string]any{"device": device, "task": text, "apps": req.Apps}
 	if req.Background {
 		args["background"] = true
 	}
@@ -204,7 +204,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		obs, err = &Observation{Device: device, Text: "Connected, but you may not see the screen: " + e.Message}, nil
 	}
 	if obs != nil {
-		obs.TaskID = l.taskID
+		obs.TaskID = l.id
 	}
 	return obs, err
 }
@@ -238,8 +238,8 @@ func (s *Session) pickDevice(want string) (string, error) {
 	return "", Errorf(CodeInvalidArgument, "%d phones are free (%s): name one in device", len(free), strings.Join(free, ", "))
 }
 
-func heldError(device string, l *lease) *Error {
-	return Errorf(CodeLeaseHeld, "%s is in use by %q for the task %q; pick another phone with phone_list, or wait until it is released", device, l.session.client.Name, l.task)
+func heldError(device string, tk *task) *Error {
+	return Errorf(CodeLeaseHeld, "%s is in use by %q for the task %q; pick another phone with phone_list, or wait until it is released", device, tk.session.client.Name, tk.text)
 }
 
 // Release ends the lease and its task.
@@ -253,14 +253,14 @@ func (s *Session) Release(ctx context.Context, device string) error {
 	}
 	delete(m.leases, device)
 	m.mu.Unlock()
-	(&call{s: s, l: l, device: device, tool: ToolRelease, args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
+	(&call{s: s, task: l, device: device, tool: ToolRelease, args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
 	m.endTask(l, "released")
 	return nil
 }
 
-func (s *Session) notHeld(device string, l *lease) *Error {
-	if l != nil {
-		return heldError(device, l)
+func (s *Session) notHeld(device string, tk *task) *Error {
+	if tk != nil {
+		return heldError(device, tk)
 	}
 	if st, ok := s.m.stopped[device]; ok && st.session == s {
 		return Errorf(CodeStopped, "the person stopped you on %s (task %q); do not use it for this task. Tell the user", device, st.task)
@@ -270,7 +270,7 @@ func (s *Session) notHeld(device string, l *lease) *Error {
 
 // hold returns the session's lease on device, and checks that the phone
 // can be used now.
-func (s *Session) hold(device string) (*lease, error) {
+func (s *Session) hold(device string) (*task, error) {
 	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -33,7 +33,7 @@ func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 		if g := s.m.cfg.Guard; g != nil && g.Blocked(a.ID) {
 			continue // blocked apps are hidden from agents
 		}
-		if len(c.l.apps) == 0 || inList(c.l.apps, a.ID, a.Label) {
+		if len(c.task.apps) == 0 || inList(c.task.apps, a.ID, a.Label) {
 			out = append(out, App{ID: a.ID, Label: a.Label})
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 			found = ferr == nil
 		}
 		if found != req.Gone {
-			obs := s.show(c.l, v, false)
+			obs := s.show(c.task, v, false)
 			obs.Settled = true
 			obs.Step = c.done(ctx, obs.Text)
 			return obs, nil
@@ -137,7 +137,7 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 	if err != nil {
 		return nil, err
 	}
-	l, started := c.l, c.started
+	l, started := c.task, c.started
 	if strings.TrimSpace(message) == "" {
 		return nil, c.fail(ctx, Errorf(CodeInvalidArgument, "message is required: tell the person what you need them to do"))
 	}
@@ -181,15 +181,15 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 // shoot takes the step's screenshot in the background and files it as the
 // step's "after". A step's "before" is the previous step's "after": the
 // screen does not change between two steps of one agent on a leased phone.
-func (s *Session) shoot(l *lease, stepID string) {
+func (s *Session) shoot(tk *task, stepID string) {
 	m := s.m
 	go func() {
-		drv, _, err := m.cfg.Drivers.DriverForDevice(l.device)
+		drv, _, err := m.cfg.Drivers.DriverForDevice(tk.device)
 		if err != nil {
 			return
 		}
 		m.mu.Lock()
-		blocked := s.m.phones[l.device] != nil && s.m.phones[l.device].blocked
+		blocked := s.m.phones[tk.device] != nil && s.m.phones[tk.device].blocked
 		m.mu.Unlock()
 		if blocked {
 			return // never a picture of a blocked app
@@ -198,16 +198,16 @@ func (s *Session) shoot(l *lease, stepID string) {
 		defer cancel()
 		// 960 px on the longer side reads well in the history and costs a
 		// phone (or the sim) a third of a full-size capture.
-		img, err := s.m.still(ctx, s.m.phone(l.device), drv, sdk.ScreenshotRequest{DeviceID: l.device, DisplayID: l.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 70})
+		img, err := s.m.still(ctx, s.m.phone(tk.device), drv, sdk.ScreenshotRequest{DeviceID: tk.device, DisplayID: tk.display, Format: sdk.FormatJPEG, MaxSide: 960, Quality: 70})
 		if err != nil {
-			m.log.Debug("step screenshot", "device", l.device, "err", err)
+			m.log.Debug("step screenshot", "device", tk.device, "err", err)
 			return
 		}
-		data, err := s.cover(s.m.phone(l.device), img)
+		data, err := s.cover(s.m.phone(tk.device), img)
 		if err != nil {
-			m.log.Error("covering secrets in a step screenshot; not saved", "device", l.device, "err", err)
+			m.log.Error("covering secrets in a step screenshot; not saved", "device", tk.device, "err", err)
 			return
 		}
-		m.cfg.Media.Save(history.Shot{TaskID: l.taskID, StepID: stepID, Kind: history.KindAfter, JPEG: data, Width: img.Width, Height: img.Height})
+		m.cfg.Media.Save(history.Shot{TaskID: tk.id, StepID: stepID, Kind: history.KindAfter, JPEG: data, Width: img.Width, Height: img.Height})
 	}()
 }
