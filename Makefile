@@ -45,5 +45,13 @@ conformance: build ## Run the driver conformance suite: pinky-driver-sim, the An
 corpus: ## Rebuild gateway/commit/corpus/rows from labels/ and the fetched app repositories (PINKY_MIRRORS).
 	$(GO) run ./scripts/corpus build
 
+commit-model: ## Train the commit detector's model from gateway/commit/corpus into gateway/commit/model.bin.
+	UPDATE_MODEL=1 $(GO) test -count=1 -run '^TestModelIsTrainedFromTheCorpus$$' -v ./gateway/commit/
+
+commit-eval: ## Print the commit detector's figures on the corpus's held-out apps (for BENCHMARKS.md).
+	COMMIT_EVAL=1 $(GO) test -count=1 -run '^TestHeldOut$$' -v ./gateway/commit/
+
+.PHONY: commit-model commit-eval
+
 clean: ## Remove built binaries.
 	rm -rf $(BIN)

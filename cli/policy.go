@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pinky-gateway/pinky/gateway/commit"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/gateway/policy"
 )
@@ -27,7 +30,7 @@ writes a commented default on first start and reads your edits within a few
 seconds; a broken edit is logged and the last good policy stays in force.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newPolicyCheckCmd())
+	cmd.AddCommand(newPolicyCheckCmd(), newPolicyClassifyCmd())
 	return cmd
 }
 
@@ -170,4 +173,176 @@ func ruleLabel(ms []policy.Match, rule string) string {
 		}
 	}
 	return rule
+}
+
+func newPolicyClassifyCmd() *cobra.Command {
+	var policyPath, appsPath string
+	cmd := &cobra.Command{
+		Use:   "classify",
+		Short: "Say what tapping each string would commit, and whether the policy asks",
+		Long: `Read JSON lines on stdin, one string to test each, and write one JSON line per
+input: what a tap on it would commit (the same detector the daemon runs), and
+what the policy decides about that tap. No daemon or phone is needed.
+
+Each input line is an object; only "text" is required:
+
+  {"text": "Vaciar papelera", "role": "menu_item", "app": "com.example.mail",
+   "screen": "Papelera"}
+
+  text    what the control says
+  role    button (the default), menu_item, toggle, link, field_hint or text
+          (a title or a message, which cannot be tapped)
+  app     an app id (its category comes from the app table), or a category:
+          a policy category (messaging, email, social, stores, payments…) or
+          one of the corpus's (mail, store, money, settings, phone…)
+  screen  a text, or a list of texts, shown on the screen with the control
+  dialog  true puts the control and the screen's texts in a dialog, so that
+          "OK" takes the dialog's kind
+
+Each output line is
+
+  {"kind": "delete", "ask": true, "decision": "ask", "rule": "ask before committing",
+   "evidence": "menu_item \"Vaciar papelera\": the model says delete (97%)"}
+
+where kind is null when the tap commits nothing. A line that cannot be read
+gives {"line": N, "error": "…"} and the run goes on; the exit status is then 1.
+
+The policy is the default one (the file the daemon writes on first start),
+or --policy FILE; the app table is $PINKY_HOME/apps.yaml over the bundled
+one, or --apps FILE. With a category instead of an app id, rules that name
+apps or categories do not apply.
+
+  echo '{"text":"Send"}' | pinky policy classify
+  pinky policy classify --policy ~/my-policy.yaml < strings.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if appsPath == "" {
+				dirs, err := home.Resolve()
+				if err != nil {
+					return err
+				}
+				appsPath = filepath.Join(dirs.Home, policy.AppsFile)
+			} else if _, err := os.Stat(appsPath); err != nil {
+				return err // named on the command line: it must be there
+			}
+			var p *policy.Policy
+			var err error
+			if policyPath != "" {
+				p, err = policy.LoadFiles(policyPath, appsPath)
+			} else {
+				p, err = parseDefault(appsPath)
+			}
+			if err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				return exitError{2}
+			}
+			if bad := classifyLines(cmd.InOrStdin(), cmd.OutOrStdout(), p); bad > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "lines that could not be read: %d\n", bad)
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&policyPath, "policy", "", "the policy file to decide with (default: the default policy)")
+	f.StringVar(&appsPath, "apps", "", "the app table to merge over the bundled one (default $PINKY_HOME/apps.yaml)")
+	return cmd
+}
+
+// classifyInput is one line of `pinky policy classify`'s input.
+type classifyInput struct {
+	Text   *string         `json:"text"`
+	Role   string          `json:"role"`
+	App    string          `json:"app"`
+	Screen json.RawMessage `json:"screen"`
+	Dialog bool            `json:"dialog"`
+}
+
+// classifyOutput is one line of its output.
+type classifyOutput struct {
+	Kind     *string `json:"kind"`
+	Ask      bool    `json:"ask"`
+	Decision string  `json:"decision"`
+	Rule     string  `json:"rule"`
+	Evidence string  `json:"evidence"`
+}
+
+// classifyError is the line written for an input that cannot be read.
+type classifyError struct {
+	Line  int    `json:"line"`
+	Error string `json:"error"`
+}
+
+// classifyLines answers every line of in on out and returns how many
+// could not be read.
+func classifyLines(in io.Reader, out io.Writer, p *policy.Policy) int {
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	bad := 0
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		res, err := classifyLine(line, p)
+		if err != nil {
+			bad++
+			enc.Encode(classifyError{Line: n, Error: err.Error()})
+			continue
+		}
+		enc.Encode(res)
+	}
+	if err := sc.Err(); err != nil {
+		bad++
+		enc.Encode(classifyError{Line: n + 1, Error: err.Error()})
+	}
+	return bad
+}
+
+// classifyLine answers one input line.
+func classifyLine(line string, p *policy.Policy) (classifyOutput, error) {
+	var in classifyInput
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return classifyOutput{}, fmt.Errorf("not a JSON object of text, role, app, screen and dialog: %v", err)
+	}
+	if dec.More() {
+		return classifyOutput{}, errors.New("more than one JSON value on the line")
+	}
+	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
+		return classifyOutput{}, errors.New(`"text" is required`)
+	}
+	c := commit.Control{Text: *in.Text, Role: in.Role, Dialog: in.Dialog}
+	if commit.IsCategory(in.App) {
+		c.Category = in.App
+	} else {
+		c.App, c.Category = in.App, p.Category(in.App)
+	}
+	if len(in.Screen) > 0 && string(in.Screen) != "null" {
+		var one string
+		if err := json.Unmarshal(in.Screen, &one); err == nil {
+			c.Screen = []string{one}
+		} else if err := json.Unmarshal(in.Screen, &c.Screen); err != nil {
+			return classifyOutput{}, errors.New(`"screen" must be a string or a list of strings`)
+		}
+	}
+	v, a, err := c.View()
+	if err != nil {
+		return classifyOutput{}, err
+	}
+	r := commit.Detect(v, a)
+	d := p.Decide(policy.Request{App: c.App, Action: a.Kind, Commit: string(r.Kind)})
+	out := classifyOutput{Ask: d.Decision == policy.Ask, Decision: string(d.Decision), Rule: d.Rule, Evidence: r.Evidence}
+	if r.Kind != "" {
+		k := string(r.Kind)
+		out.Kind = &k
+	}
+	return out, nil
 }

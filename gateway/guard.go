@@ -35,8 +35,10 @@ func (g guard) Check(c agent.Check) agent.Verdict {
 	if a.Kind == "launch" || a.Kind == "stop" {
 		app = a.App
 	}
+	p := g.policy.Current()
 	ca := commit.Action{Kind: a.Kind, Target: c.Target, End: c.End, OnKeyboard: c.OnKeyboard, KeyboardKey: c.Key,
-		EndOnKeyboard: c.EndOnKeyboard, EndKeyboardKey: c.EndKey, Text: a.Text, Submit: a.Submit, Key: a.Key, URL: a.URL, App: a.App}
+		EndOnKeyboard: c.EndOnKeyboard, EndKeyboardKey: c.EndKey, Text: a.Text, Submit: a.Submit, Key: a.Key, URL: a.URL, App: a.App,
+		AppCategory: p.Category(c.App)}
 	r := commit.Detect(c.View, ca)
 	if c.Under != nil {
 		// The finger may work the element under the point instead of the
@@ -47,7 +49,7 @@ func (g guard) Check(c agent.Check) agent.Verdict {
 			r, ca = u, alt
 		}
 	}
-	v := g.policy.Current().Decide(policy.Request{App: app, Device: c.Device, Agent: c.Agent, Action: a.Kind, Commit: string(r.Kind)})
+	v := p.Decide(policy.Request{App: app, Device: c.Device, Agent: c.Agent, Action: a.Kind, Commit: string(r.Kind)})
 	out := agent.Verdict{
 		Decision: agent.Decision(v.Decision), Code: agent.Code(v.Code), Reason: v.Reason, Rule: v.Rule,
 		Commit: string(r.Kind), Evidence: r.Evidence,

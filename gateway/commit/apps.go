@@ -13,6 +13,7 @@ const (
 	appMessaging          // chat, SMS and mail: a submitted field sends
 	appSocial             // social networks: a submitted field posts
 	appDialer             // the phone app
+	appLauncher           // the home screen: its icons open apps
 )
 
 // knownApps are well-known Android package ids and iOS bundle ids. The
@@ -53,6 +54,49 @@ var knownApps = map[string]appClass{
 
 	"com.google.android.dialer": appDialer, "com.android.dialer": appDialer, "com.samsung.android.dialer": appDialer,
 	"com.apple.mobilephone": appDialer, "com.android.incallui": appDialer,
+
+	"com.google.android.apps.nexuslauncher": appLauncher, "com.android.launcher3": appLauncher,
+	"com.sec.android.app.launcher": appLauncher, "com.apple.springboard": appLauncher,
+	"com.miui.home": appLauncher, "com.huawei.android.launcher": appLauncher, "app.lawnchair": appLauncher,
+}
+
+// categories maps the app categories that Detect is told (Action.AppCategory)
+// onto app classes: the policy's app table's categories and the real-app
+// corpus's (corpus/README.md). The corpus's other categories (maps, notes,
+// shopping…) are appOther, because the gateway cannot tell them: the model
+// learns only from what it will be given.
+var categories = map[string]appClass{
+	// The policy's app table.
+	"banking": appMoney, "payments": appMoney, "wallets": appMoney,
+	"email": appMessaging, "messaging": appMessaging, "social": appSocial, "stores": appStore,
+	// The corpus.
+	"money": appMoney, "mail": appMessaging, "store": appStore, "settings": appSettings, "phone": appDialer,
+	"launcher": appLauncher,
+}
+
+// IsCategory reports whether name is an app category that Detect reads
+// from Action.AppCategory: one of the policy's app table or of the
+// real-app corpus.
+func IsCategory(name string) bool {
+	if _, ok := categories[name]; ok {
+		return true
+	}
+	switch name {
+	case "password_managers", "authenticators", "health", "shopping", "browser", "maps", "media", "files", "notes",
+		"calendar", "contacts", "camera", "gallery", "tools", "travel", "food", "news", "reader", "keyboard",
+		"other":
+		return true
+	}
+	return false
+}
+
+// appOf is the class of the app in front: its category when one is given
+// and says more than "other", else what its id says.
+func appOf(category, id string) appClass {
+	if c, ok := categories[category]; ok {
+		return c
+	}
+	return classify(id)
 }
 
 // classify says what kind of app id is, from the table and then from words
@@ -73,6 +117,8 @@ func classify(id string) appClass {
 		return appMoney
 	case strings.Contains(l, "dialer") || strings.HasSuffix(l, ".phone"):
 		return appDialer
+	case strings.Contains(l, "launcher"):
+		return appLauncher
 	case strings.Contains(l, "messag") || strings.Contains(l, "messenger") || strings.Contains(l, ".sms") || strings.Contains(l, ".mail"):
 		return appMessaging
 	}

@@ -1,6 +1,8 @@
 package commit
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -67,6 +69,11 @@ type Action struct {
 	Key            string // key: the key's name ("enter")
 	URL            string // open_url
 	App            string // launch, stop: the app
+	// AppCategory is the category of the app in front, when the policy's
+	// app table knows it (messaging, email, social, stores, payments…; the
+	// real-app corpus's names are understood too): "Send" in a payments
+	// app moves money, "Update" in a store installs.
+	AppCategory string
 }
 
 // Result is what an action would commit. Kind is empty when nothing.
@@ -87,10 +94,18 @@ type Result struct {
 // or submits the focused field with the keyboard's action key; enter on a
 // focused control clicks it.
 func Detect(v *screen.View, a Action) Result {
-	d := detector{v: v}
+	return detect(defaultModel(), askAt, v, a)
+}
+
+// detect is Detect with the model m (nil: the word tables alone) asking
+// at ask (see decide).
+func detect(m *model, ask float64, v *screen.View, a Action) Result {
+	d := detector{v: v, model: m, ask: ask, category: a.AppCategory}
+	id := ""
 	if v != nil {
-		d.app = classify(v.App.ID)
+		id = v.App.ID
 	}
+	d.app = appOf(a.AppCategory, id)
 	switch strings.ToLower(a.Kind) {
 	case "open_url":
 		return byURL(a.URL)
@@ -238,9 +253,15 @@ func (d *detector) focusedControl() *screen.Node {
 
 // detector holds one call's screen.
 type detector struct {
-	v   *screen.View
-	app appClass
-	buf [16]match
+	v        *screen.View
+	app      appClass
+	category string // the app's category, for evidence
+	model    *model
+	ask      float64 // askAt
+	buf      [16]match
+	mbuf     [16]match   // the model text's table matches
+	feats    [384]uint32 // the model's features
+	probs    [maxClasses]float64
 }
 
 // node returns the node of v that n stands for (same ref), or n itself when
@@ -336,9 +357,9 @@ func (d *detector) submit(n *screen.Node, how string) Result {
 	}
 	switch d.app {
 	case appMessaging:
-		return Result{Kind: SendMessage, Evidence: desc + " submitted (" + how + ") in messaging app " + d.v.App.ID}
+		return Result{Kind: SendMessage, Evidence: desc + " submitted (" + how + ")" + d.in("messaging app")}
 	case appSocial:
-		return Result{Kind: Post, Evidence: desc + " submitted (" + how + ") in social app " + d.v.App.ID}
+		return Result{Kind: Post, Evidence: desc + " submitted (" + how + ")" + d.in("social app")}
 	}
 	return Result{}
 }
@@ -361,7 +382,14 @@ func pick(ms []match) (match, bool) {
 	return best, true
 }
 
-// tap classifies touching n.
+// tap classifies touching n. The structure of the screen decides first (a
+// field, a title, a phone number link, a price in a store, a generic "OK"
+// by its dialog, a home screen's icon); then the word tables what they are
+// sure of (a label that is wholly a no or a look-alike); then the model,
+// asking when it is unsure about a kind that costs the most to miss (see
+// decide), with the tables' leading verbs of those kinds asking even when
+// the model sees nothing; and last a button of a dialog about such a kind
+// does it unless it says no.
 func (d *detector) tap(n *screen.Node) Result {
 	if n == nil {
 		return Result{}
@@ -393,12 +421,16 @@ func (d *detector) tap(n *screen.Node) Result {
 	nav := navMarked(label) || (item && d.app == appSettings)
 
 	if d.app == appStore && isPrice(label) {
-		return Result{Kind: Purchase, Evidence: describe(n) + " is a price in app store " + d.v.App.ID}
+		return Result{Kind: Purchase, Evidence: describe(n) + " is a price" + d.in("app store")}
 	}
 
+	// The words the control shows are its label, else its description;
+	// the model reads those. The tables also read its text and its
+	// resource id.
 	var m match
-	var ok bool
-	for _, s := range []string{label, n.Element.ContentDescription, n.Element.Text, idWords(n.Element.ResourceID)} {
+	var ok, inShown, whole bool
+	shown := ""
+	for i, s := range []string{label, n.Element.ContentDescription, n.Element.Text, idWords(n.Element.ResourceID)} {
 		if s == "" {
 			continue
 		}
@@ -406,59 +438,284 @@ func (d *detector) tap(n *screen.Node) Result {
 		if ns == "" {
 			continue
 		}
+		if shown == "" && i < 2 {
+			shown = s
+		}
 		ms := longest(controls.scan(ns, d.buf[:0]))
 		if long(ns) {
 			ms = leading(ms) // a long text commits only when it starts with the verb
 		}
 		if m, ok = pick(ms); ok {
+			inShown = s == shown
+			whole = len(ms) == 1 && m.start == 0 && m.end == len(ns)
 			break
 		}
 	}
-	if !ok {
-		return Result{}
+	if ok && (m.e.kind == kindConfirm || m.e.kind == kindReview) {
+		c, found := d.context(n, m.e.kind == kindReview)
+		switch {
+		case found && !nav:
+			c.Evidence = describe(n) + " " + c.Evidence
+			return c
+		case d.model == nil || shown == "" || d.inDialog(n):
+			return Result{} // a yes to a dialog that commits nothing
+		}
+		// A yes outside a dialog: the model may know it ("Accept" a call).
 	}
-	kind := m.e.kind
-	ev := describe(n) + " matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")"
-	res := Result{Kind: kind, Lang: m.e.lang, Evidence: ev}
-	switch kind {
-	case kindNot, kindCancel:
-		return Result{}
-	case kindStore:
-		if d.app != appStore {
-			return Result{}
+	var res Result
+	switch {
+	case ok && whole && (m.e.kind == kindNot || m.e.kind == kindCancel):
+		// Sure: the label is wholly a no ("Cancel") or a look-alike
+		// ("Payment methods").
+	case d.app == appLauncher && (!ok || m.e.kind == kindNot || m.e.kind == kindCancel):
+		// A home screen's icons, folders and widgets open apps; its own
+		// controls that commit ("Uninstall", "Remove") are in the tables.
+	case d.model == nil || shown == "":
+		if ok {
+			res = d.byTable(n, m)
 		}
-		res.Kind, res.Evidence = InstallApp, ev+" in app store "+d.v.App.ID
-	case kindSave:
-		if d.app != appSettings {
-			return Result{}
+	default:
+		// The model decides; the tables' verbs that cost the most to
+		// miss still ask when the model sees nothing ("Delete …"), and so
+		// do their words in what the model does not read (a description,
+		// a resource id).
+		switch t := d.tableResult(n, m, ok); {
+		case ok && inShown && long(normalize(shown)) && m.start > 0:
+			// A long text commits only when it starts with the verb.
+		case long(normalize(shown)) && !ok:
+			// Nor does one the tables know nothing of: content, not a control.
+		default:
+			res = d.byModel(n, shown)
+			if res.Kind == "" && ok && (!inShown || askFirst(m.e.kind) && m.start == 0) {
+				res = t
+			} else if res.Kind != "" && res.Kind == t.Kind {
+				res = t // the tables agree, and say it in words
+			}
 		}
-		res.Kind, res.Evidence = ChangeSetting, ev+" in settings app "+d.v.App.ID
-	case kindConfirm, kindReview:
-		c, ok := d.context(n, kind == kindReview)
-		if !ok || nav {
-			return Result{}
-		}
-		c.Evidence = describe(n) + " " + c.Evidence
-		return c
-	case SendMessage:
+	}
+	if res.Kind == SendMessage {
 		switch {
 		case hasAmount(n.Label) || d.app == appMoney:
 			res.Kind = Transfer
 			if d.app == appMoney {
-				res.Evidence += " in payments app " + d.v.App.ID
+				res.Evidence += d.in("payments app")
 			} else {
 				res.Evidence += " with an amount"
 			}
 		default:
 			if c, ok := d.context(n, false); ok && (c.Kind == Transfer || c.Kind == Payment) {
-				res.Kind, res.Evidence = Transfer, ev+" "+c.Evidence
+				res.Kind, res.Evidence = Transfer, res.Evidence+" "+c.Evidence
 			}
+		}
+	}
+	if res.Kind == "" && roleOf(n) == roleButton && !(ok && (m.e.kind == kindCancel || m.e.kind == kindNot)) {
+		// A button of a dialog that asks about money, a delete, a message,
+		// a post or a call does that, unless it says no.
+		if c, ok := d.context(n, false); ok && askFirst(c.Kind) {
+			c.Evidence = describe(n) + " " + c.Evidence + ", and the button does not say no"
+			return c
 		}
 	}
 	if nav && !strong(res.Kind) {
 		return Result{}
 	}
 	return res
+}
+
+// tableResult is byTable when the tables matched (ok), else nothing.
+func (d *detector) tableResult(n *screen.Node, m match, ok bool) Result {
+	if !ok {
+		return Result{}
+	}
+	return d.byTable(n, m)
+}
+
+// byTable is what the tables' match m on n's words commits.
+func (d *detector) byTable(n *screen.Node, m match) Result {
+	ev := describe(n) + " matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")"
+	res := Result{Kind: m.e.kind, Lang: m.e.lang, Evidence: ev}
+	switch m.e.kind {
+	case kindNot, kindCancel:
+		return Result{}
+	case kindStore:
+		if d.app != appStore {
+			return Result{}
+		}
+		res.Kind, res.Evidence = InstallApp, ev+d.in("app store")
+	case kindSave:
+		if d.app != appSettings {
+			return Result{}
+		}
+		res.Kind, res.Evidence = ChangeSetting, ev+d.in("settings app")
+	}
+	return res
+}
+
+// askAt is the probability of a kind that costs the most to miss
+// (askFirst) from which the model asks even when it thinks the control
+// more likely commits nothing. It was chosen by cross-validation over the
+// corpus's training apps (COMMIT_CV_SWEEP=1 TestCrossValidation prints
+// what other values give): below it precision falls faster than recall
+// rises.
+const askAt = 0.15
+
+// askFirst reports whether missing a commit of kind k is worse than an
+// extra question: money, deletes, messages, posts and calls.
+func askFirst(k Kind) bool {
+	switch k {
+	case Payment, Transfer, Purchase, Delete, SendMessage, Post, Call:
+		return true
+	}
+	return false
+}
+
+// byModel is what the model says touching n commits, its label (or
+// description) being shown. The screen's context, which the corpus the
+// model learned from does not have, weighs in as fixed bonuses to the
+// model's scores (see contextBonus).
+func (d *detector) byModel(n *screen.Node, shown string) Result {
+	in := modelInput{text: normalize(shown), raw: shown, role: roleOf(n), app: d.app}
+	in.tables = longest(controls.scan(in.text, d.mbuf[:0]))
+	f := features(&in, d.feats[:0])
+	p := d.probs[:len(d.model.kinds)]
+	d.model.logits(&f, p)
+	why := d.contextBonus(n, p)
+	softmax(p)
+	r := decide(d.model.kinds, p, d.ask, describe(n))
+	if r.Kind != "" && why != "" {
+		r.Evidence += why
+	}
+	return r
+}
+
+// contextBonus is what a commit's score gains from each sign of it on the
+// screen: a message typed into a field (sending it), a recipient or payee
+// filled in, an amount shown outside a list. Each multiplies the odds of
+// the kinds it points to by four. The corpus has no screens, so this is
+// not learned; TestContextTipsTheModel checks its direction.
+const contextOdds = 1.3862943611198906 // ln 4
+
+// contextBonus adds to z, the model's scores, the bonuses the screen
+// around n earns, and says which.
+func (d *detector) contextBonus(n *screen.Node, z []float64) string {
+	if d.v == nil {
+		return ""
+	}
+	message, recipient, amount := false, false, false
+	listDepth := -1
+	for i := range d.v.Nodes {
+		f := &d.v.Nodes[i]
+		inList := listDepth >= 0 && f.Depth > listDepth
+		if !inList {
+			listDepth = -1
+		}
+		if f.Role == screen.RoleList && !inList {
+			listDepth = f.Depth
+		}
+		switch {
+		case f == n || f.StatusBar || f.Password:
+		case (f.Editable || f.Role == screen.RoleField) && f.Label != "":
+			if isRecipientField(f) {
+				recipient = true
+			} else if !d.searchField(f) {
+				message = true
+			}
+		case !inList && hasAmount(f.Label):
+			amount = true
+		}
+	}
+	var why []string
+	add := func(ks ...Kind) {
+		for j, k := range d.model.kinds {
+			if slices.Contains(ks, k) {
+				z[j] += contextOdds
+			}
+		}
+	}
+	if message {
+		add(SendMessage, Post)
+		why = append(why, "a message typed")
+	}
+	if recipient {
+		add(SendMessage, Transfer, Payment)
+		why = append(why, "a recipient filled in")
+	}
+	if amount {
+		add(Payment, Transfer, Purchase)
+		why = append(why, "an amount")
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return ", with " + strings.Join(why, " and ") + " on the screen"
+}
+
+// searchField reports whether f is a search box (or another field whose
+// text is not sent), by its hint, description or id.
+func (d *detector) searchField(f *screen.Node) bool {
+	for _, s := range []string{f.Hint, f.Element.ContentDescription, idWords(f.Element.ResourceID), f.ShortID} {
+		if s == "" {
+			continue
+		}
+		var buf [8]match
+		if m, ok := pick(longest(fields.scan(normalize(s), buf[:0]))); ok {
+			return m.e.kind == kindNot
+		}
+	}
+	return false
+}
+
+// decide turns the model's probabilities into a result: the likeliest
+// class, or, when that is "nothing", the likeliest kind that costs the
+// most to miss if its probability reaches askAt.
+func decide(kinds []Kind, p []float64, askAt float64, desc string) Result {
+	best, ask := 0, -1
+	for j := range p {
+		if p[j] > p[best] {
+			best = j
+		}
+		if askFirst(kinds[j]) && p[j] >= askAt && (ask < 0 || p[j] > p[ask]) {
+			ask = j
+		}
+	}
+	switch {
+	case kinds[best] != "":
+		return Result{Kind: kinds[best],
+			Evidence: fmt.Sprintf("%s: the model says %s (%.0f%%)", desc, kinds[best], 100*p[best])}
+	case ask >= 0:
+		return Result{Kind: kinds[ask],
+			Evidence: fmt.Sprintf("%s: the model is unsure (%s %.0f%%, nothing %.0f%%) and asks", desc, kinds[ask], 100*p[ask], 100*p[best])}
+	}
+	return Result{}
+}
+
+// roleOf is how the model sees n's role.
+func roleOf(n *screen.Node) role {
+	switch {
+	case n.Checkable || n.Role == screen.RoleSwitch || n.Role == screen.RoleCheckbox || n.Role == screen.RoleRadio:
+		return roleToggle
+	case n.Role == screen.RoleItem:
+		return roleMenuItem
+	case n.Role == screen.RoleLink:
+		return roleLink
+	case n.Role == screen.RoleField:
+		return roleFieldHint
+	}
+	return roleButton // a button, or any clickable element that acts
+}
+
+// in says, for evidence, in what app the control is: " in payments app
+// com.venmo", or " in a payments app (category payments)" when the app's
+// id is not known.
+func (d *detector) in(what string) string {
+	if d.v != nil && d.v.App.ID != "" {
+		return " in " + what + " " + d.v.App.ID
+	}
+	a := "a"
+	if strings.HasPrefix(what, "a") {
+		a = "an"
+	}
+	return " in " + a + " " + what + " (category " + d.category + ")"
 }
 
 // strong kinds commit even from a control that looks like it navigates
@@ -471,8 +728,21 @@ func strong(k Kind) bool {
 	return false
 }
 
-// toggle classifies flipping a switch, checkbox or radio button.
+// toggle classifies flipping a switch, checkbox or radio button: what
+// the model says of its label, else what the tables and its kind say.
 func (d *detector) toggle(n *screen.Node) Result {
+	if d.model != nil && normalize(n.Label) != "" {
+		r := d.byModel(n, n.Label)
+		if d.app == appSettings && r.Kind == ChangeSetting {
+			// In the system's settings, a switch that allows grants
+			// access ("Allow access to manage all files").
+			if m, ok := pick(longest(controls.scan(normalize(n.Label), d.buf[:0]))); ok && m.e.kind == GrantPermission {
+				return Result{Kind: GrantPermission, Lang: m.e.lang,
+					Evidence: describe(n) + " matched " + strconv.Quote(m.e.phrase) + " (" + m.e.lang + ")" + d.in("settings app")}
+			}
+		}
+		return r
+	}
 	desc := describe(n)
 	if ns := normalize(n.Label); ns != "" {
 		ms := longest(controls.scan(ns, d.buf[:0]))
@@ -489,9 +759,18 @@ func (d *detector) toggle(n *screen.Node) Result {
 	case n.Role == screen.RoleSwitch:
 		return Result{Kind: ChangeSetting, Evidence: desc + " is a switch"}
 	case d.app == appSettings:
-		return Result{Kind: ChangeSetting, Evidence: desc + " in settings app " + d.v.App.ID}
+		return Result{Kind: ChangeSetting, Evidence: desc + d.in("settings app")}
 	}
 	return Result{} // a form's checkbox or option: "Remember me", "I agree"
+}
+
+// inDialog reports whether n is inside a dialog of the screen.
+func (d *detector) inDialog(n *screen.Node) bool {
+	if d.v == nil {
+		return false
+	}
+	i := d.index(n.Ref)
+	return i >= 0 && d.dialogOf(i) >= 0
 }
 
 // dialogOf is the index of the nearest dialog around node i, -1 when none:

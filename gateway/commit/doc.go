@@ -3,22 +3,36 @@
 // install, delete, change a setting…) and what kind of commitment it is.
 //
 // Detect looks at the action and its target element: the element's label,
-// description and resource id words, its role, and its screen context — the
-// dialog around it, the text of a confirmation screen, the app in front. The
-// words come from tables in eleven languages (English, Simplified and
-// Traditional Chinese, Japanese, Korean, Spanish, French, German,
-// Portuguese, Russian and Arabic), matched after normalization that folds
-// case, width forms, Latin and Cyrillic diacritics and Arabic letter
-// variants, so "ENVIAR", "Envíar" and "ｓｅｎｄ" match like "enviar" and
-// "send".
+// description and resource id, its role, and its screen context — the
+// dialog around it, a message typed or a recipient filled in, an amount on
+// the screen, the app in front and its category (Action.AppCategory, from
+// the policy's app table). Three things decide, in this order:
 //
-// The detector leans towards asking: a confirmation button ("OK", "Yes")
-// takes the kind of the dialog it closes, and an unknown app does not make a
-// "Pay" button any less a payment. It is careful with controls that only
-// look like commits: a menu entry that navigates ("Send feedback",
-// "Payment methods…", "Call history"), a noun in a title ("Post"), a field's
-// hint, or text that cannot be touched.
+//   - Rules of the screen's structure: a field, a list or a title that
+//     cannot be touched commits nothing, a phone number link calls, a
+//     price in a store buys, a generic "OK" or "Confirm" takes the kind of
+//     the dialog it closes, a home screen's icons open apps.
+//   - Word tables in eleven languages (English, Simplified and Traditional
+//     Chinese, Japanese, Korean, Spanish, French, German, Portuguese,
+//     Russian and Arabic), matched after a normalization that folds case,
+//     width forms, Latin and Cyrillic diacritics and Arabic letter
+//     variants. They decide what they are sure of: a label that is wholly
+//     a no ("Cancel") or a look-alike ("Payment methods"), and a label that
+//     starts with a verb of money, a delete, a message, a post or a call,
+//     which asks even when the model sees nothing there.
+//   - A learned model for the rest (model.go, features.go): a multinomial
+//     logistic regression over hashed character n-grams and words of the
+//     label, its role, the app's category, the label's shape and what the
+//     tables found in it, trained on the real-app corpus (corpus/README.md)
+//     by `make commit-model`. The screen's context adds fixed bonuses to
+//     its scores. Costs are not symmetric: when the model finds it more
+//     likely that a control commits nothing but gives a payment, transfer,
+//     purchase, delete, message, post or call askAt or more, it asks, and
+//     the evidence says so with its confidence.
 //
-// The tables are built once at start-up; Detect allocates little and takes
-// microseconds on the largest captured screens.
+// The real-app corpus is split by app: the held-out apps (heldOut in the
+// tests) are read only by TestHeldOut, which gives BENCHMARKS.md its
+// figures; tuning uses cross-validation over the other apps
+// (TestCrossValidation). Detect takes a few microseconds on the largest
+// captured screens; the model is read once, on first use.
 package commit

@@ -34,8 +34,11 @@ type match struct {
 	start, end int
 }
 
+// controlLists are every table of control words.
+var controlLists = append(controlWords[:len(controlWords):len(controlWords)], moreControlWords...)
+
 var (
-	controls = buildTable(controlWords)
+	controls = buildTable(controlLists)
 	fields   = buildTable(fieldWords)
 )
 

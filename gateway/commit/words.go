@@ -31,8 +31,8 @@ var controlWords = []wordList{
 	{"en", Call, "call|call now|call back|voice call|video call|audio call|dial|start call|join call|start video call|place call|call mobile|call home|call work|make call|facetime|facetime audio"},
 	{"en", InstallApp, "install|install app|install now|reinstall"},
 	{"en", UninstallApp, "uninstall|uninstall app|delete app|remove app|uninstall updates|offload app"},
-	{"en", Delete, "delete|delete message|delete messages|delete for everyone|delete for me|delete chat|delete conversation|delete account|delete forever|delete permanently|delete all|delete photo|delete photos|delete contact|remove|remove account|remove device|erase|erase all content and settings|erase all data|factory reset|clear data|clear storage|clear history|clear chat|clear all data|move to trash|move to bin|trash|discard|discard draft|empty trash|empty bin|unsend|reset|reset all settings|delete data|wipe|permanently delete"},
-	{"en", ChangeSetting, "turn on|turn off|enable|disable|switch on|switch off|activate|deactivate|set as default|restore defaults|restart now|reset network settings"},
+	{"en", Delete, "delete|delete message|delete messages|delete for everyone|delete for me|delete chat|delete conversation|delete account|delete forever|delete permanently|delete all|delete photo|delete photos|delete contact|remove|remove account|remove device|erase|erase all content and settings|erase all data|factory reset|clear data|clear storage|clear history|clear chat|clear all data|move to trash|move to bin|trash|discard|discard draft|empty trash|empty bin|unsend|reset|delete data|wipe|permanently delete"},
+	{"en", ChangeSetting, "turn on|turn off|enable|disable|switch on|switch off|activate|deactivate|set as default|restore defaults|restart now|reset network settings|reset all settings"},
 	{"en", GrantPermission, "allow|allow access|allow all the time|while using the app|allow while using app|only this time|allow once|allow only while using the app|grant|grant access|give access|allow full access|allow access to all photos|allow all|select photos|share all|change to precise location|allow notifications|turn on notifications|permit|authorize"},
 	{"en", OpenURL, "open link|open in browser|visit website|open in chrome|open in safari|open website|go to website|open url"},
 	{"en", SignIn, "sign in|log in|login|sign up|sign in with apple|sign in with google|continue with google|continue with apple|continue with facebook|continue with email|log in with facebook|sign in with passkey|use passkey|create account|register|verify and sign in"},
@@ -59,7 +59,7 @@ var controlWords = []wordList{
 	{"es", SignIn, "iniciar sesion|acceder|entrar|registrarse|continuar con google|continuar con apple|continuar con facebook|crear cuenta|ingresar"},
 	{"es", kindConfirm, "aceptar|si|continuar|de acuerdo|acepto|vale|aceptar todo"},
 	{"es", kindReview, "confirmar"},
-	{"es", kindCancel, "cancelar|no|ahora no|no permitir|denegar|mas tarde|descartar cambios|cerrar|volver|atras|omitir|rechazar|no gracias|rechazar todo"},
+	{"es", kindCancel, "cancelar|no|ahora no|no permitir|denegar|mas tarde|cerrar|volver|atras|omitir|rechazar|no gracias|rechazar todo"},
 	{"es", kindStore, "obtener|actualizar|descargar"},
 	{"es", kindSave, "guardar|aplicar|guardar cambios"},
 	{"es", kindNot, "enviar comentarios|comentarios|ayuda y comentarios|metodos de pago|metodo de pago|formas de pago|agregar metodo de pago|historial de llamadas|registro de llamadas|llamadas recientes|llamada perdida|historial de pedidos|mis pedidos|historial de compras|suscripciones|publicacion|publicaciones|enviados|anadir al carrito|agregar al carrito|ir a pagar|tramitar pedido|buscar|compartir|configuracion|ayuda|historial de transferencias|aplicaciones desconocidas|permisos|recordarme|mantener la sesion iniciada"},
@@ -136,7 +136,7 @@ var controlWords = []wordList{
 	{"ru", Call, "позвонить|вызов|голосовой вызов|видеозвонок|аудиозвонок|набрать|перезвонить|начать звонок"},
 	{"ru", InstallApp, "установить|установить сейчас|установить приложение"},
 	{"ru", UninstallApp, "удалить приложение|деинсталлировать|удалить обновления|удалить программу"},
-	{"ru", Delete, "удалить|удалить сообщение|удалить у всех|удалить у меня|удалить чат|удалить аккаунт|удалить навсегда|удалить все|стереть|очистить данные|очистить историю|переместить в корзину|в корзину|очистить корзину|сбросить|сбросить настройки|отменить отправку|убрать"},
+	{"ru", Delete, "удалить|удалить сообщение|удалить у всех|удалить у меня|удалить чат|удалить аккаунт|удалить навсегда|удалить все|стереть|очистить данные|очистить историю|переместить в корзину|в корзину|очистить корзину|сбросить|отменить отправку|убрать"},
 	{"ru", ChangeSetting, "включить|выключить|отключить|сделать по умолчанию|активировать"},
 	{"ru", GrantPermission, "разрешить|разрешить доступ|только в этот раз|при использовании приложения|разрешить всегда|разрешить все|предоставить доступ|дать доступ"},
 	{"ru", OpenURL, "открыть ссылку|открыть в браузере|перейти на сайт|открыть сайт"},
@@ -252,6 +252,89 @@ var controlWords = []wordList{
 	{"ko", kindStore, "받기|업데이트|다운로드"},
 	{"ko", kindSave, "저장|적용|변경사항 저장"},
 	{"ko", kindNot, "의견 보내기|피드백 보내기|피드백|도움말 및 의견|결제 수단|결제수단|결제 방법|결제 수단 추가|결제 내역|통화 기록|최근 기록|부재중 전화|주문 내역|구매 내역|구독 관리|게시물|게시글|보낸 편지함|보낸메일함|장바구니 담기|장바구니|검색|공유|설정|도움말|이체 내역|송금 내역|출처를 알 수 없는 앱|권한|전화번호|로그인 상태 유지|자동 로그인"},
+}
+
+// moreControlWords are the wording of real apps that the first tables
+// missed (issue 13): "Clear …" and "Empty …" deletes, discarding, opening
+// in another app, restoring defaults as a setting, answering a call, an
+// app's own words for posting, refunds.
+var moreControlWords = []wordList{
+	{"en", Delete, "clear|clear all|clear history|clear cache|clear queue|clear credentials|empty|empty folder|empty spam|discard changes|erase and open|wipe data|purge|unsubscribe|destroy|remove all|remove boost|undo boost|undo repost|delete everything"},
+	{"en", OpenURL, "open in|open in app|open in another app|open with|view on github|visit|visit website|report on github|open website"},
+	{"en", ChangeSetting, "reset to defaults|reset to default|reset settings|restore default settings|restore settings|load default settings|restore default|use default"},
+	{"en", Call, "answer call|accept call|accept video call|accept audio call|start audio call|call number|call anyway|join call now"},
+	{"en", Post, "toot|boost|reblog|publish post|submit post|post status"},
+	{"en", Transfer, "refund|issue refund|send sats|send bitcoin|send crypto"},
+
+	{"es", Delete, "vaciar|limpiar|limpiar historial|descartar cambios|suprimir|cancelar suscripcion|darse de baja|anular suscripcion|borrar historial|eliminar todo|borrar todo el historial"},
+	{"es", OpenURL, "abrir en|abrir en la aplicacion|abrir con|visitar|abrir sitio web"},
+	{"es", ChangeSetting, "restablecer valores predeterminados|restaurar valores predeterminados|restablecer configuracion|restaurar configuracion|restablecer ajustes"},
+	{"es", Call, "responder llamada|contestar llamada|aceptar llamada|atender llamada"},
+	{"es", Post, "impulsar|retootear"},
+	{"es", Transfer, "reembolsar|emitir reembolso"},
+
+	{"fr", Delete, "effacer|vider|vider la corbeille|effacer l historique|se desabonner|desabonner|annuler l abonnement|jeter|abandonner les modifications|tout effacer|tout supprimer|purger"},
+	{"fr", OpenURL, "ouvrir dans|ouvrir avec|ouvrir dans l application|visiter|visiter le site"},
+	{"fr", ChangeSetting, "retablir les parametres par defaut|reinitialiser les parametres|restaurer les parametres par defaut|valeurs par defaut|restaurer les valeurs par defaut"},
+	{"fr", Call, "decrocher|repondre a l appel|accepter l appel"},
+	{"fr", Post, "booster|partager le pouet|pouet"},
+	{"fr", Transfer, "rembourser"},
+
+	{"de", Delete, "leeren|verwerfen|anderungen verwerfen|abbestellen|deabonnieren|bereinigen|alles loschen|verlauf loschen|papierkorb leeren|endgultig loschen"},
+	{"de", OpenURL, "offnen in|offnen mit|in app offnen|im browser offnen|website besuchen|besuchen"},
+	{"de", ChangeSetting, "auf standard zurucksetzen|standardeinstellungen wiederherstellen|einstellungen zurucksetzen|auf standardwerte zurucksetzen|standard wiederherstellen"},
+	{"de", Call, "anruf annehmen|audioanruf starten|videoanruf starten"},
+	{"de", Post, "tooten|boosten|teilen und veroffentlichen"},
+	{"de", Transfer, "erstatten|ruckerstatten|ruckerstattung"},
+
+	{"pt", Delete, "limpar|esvaziar|descartar alteracoes|cancelar inscricao|desinscrever|apagar tudo|excluir tudo|limpar tudo|apagar historico"},
+	{"pt", OpenURL, "abrir no|abrir na|abrir em|abrir com|visitar"},
+	{"pt", ChangeSetting, "restaurar padroes|redefinir para os padroes|restaurar configuracoes|redefinir configuracoes|restaurar o padrao|redefinir para o padrao"},
+	{"pt", Call, "atender|atender chamada|aceitar chamada"},
+	{"pt", Post, "impulsionar|dar boost"},
+	{"pt", Transfer, "reembolsar"},
+
+	{"ru", Delete, "очистить|отписаться|отменить подписку|очистить все|очистить историю|удалить все|стереть все|отменить изменения|выбросить"},
+	{"ru", OpenURL, "открыть в|открыть с помощью|открыть в приложении|посетить|посетить сайт"},
+	{"ru", ChangeSetting, "сбросить настройки|сбросить до значении по умолчанию|восстановить по умолчанию|восстановить настройки по умолчанию|по умолчанию|сбросить к настройкам по умолчанию"},
+	{"ru", Call, "ответить на звонок|принять вызов|принять звонок"},
+	{"ru", Post, "продвинуть|буст"},
+	{"ru", Transfer, "вернуть деньги|оформить возврат"},
+
+	{"ar", Delete, "افراغ|تفريغ|الغاء الاشتراك|حذف الكل|مسح الكل|مسح السجل|تجاهل التغييرات"},
+	{"ar", OpenURL, "فتح في|فتح باستخدام|افتح في|زياره"},
+	{"ar", ChangeSetting, "استعاده الاعدادات الافتراضيه|اعاده تعيين الاعدادات|استعاده الافتراضي|اعاده التعيين الى الافتراضي"},
+	{"ar", Call, "الرد على المكالمه|قبول المكالمه"},
+	{"ar", Post, "تعزيز|ترقيه المنشور"},
+	{"ar", Transfer, "استرداد|استرداد المبلغ"},
+
+	{"zh-Hans", Delete, "清除|清空|丢弃|放弃更改|取消订阅|退订|抹掉|清理|全部清除"},
+	{"zh-Hans", OpenURL, "打开方式|在应用中打开|用浏览器打开|中打开|访问"},
+	{"zh-Hans", ChangeSetting, "恢复默认设置|恢复默认|重置为默认|重置设置|恢复默认值"},
+	{"zh-Hans", Call, "接听|接听电话|接受通话"},
+	{"zh-Hans", Post, "嘟嘟|转嘟|发嘟"},
+	{"zh-Hans", Transfer, "退款"},
+
+	{"zh-Hant", Delete, "清除|清空|捨棄|放棄變更|取消訂閱|退訂|抹除|全部清除"},
+	{"zh-Hant", OpenURL, "開啟方式|在應用程式中開啟|中開啟|造訪"},
+	{"zh-Hant", ChangeSetting, "恢復預設值|還原預設值|重設為預設值|重設設定|恢復預設"},
+	{"zh-Hant", Call, "接聽|接聽電話|接受通話"},
+	{"zh-Hant", Post, "嘟文|轉嘟|發嘟"},
+	{"zh-Hant", Transfer, "退款"},
+
+	{"ja", Delete, "クリア|空にする|破棄する|変更を破棄|登録解除|購読解除|すべて消去|履歴を削除|消去する|全て削除"},
+	{"ja", OpenURL, "で開く|アプリで開く|ブラウザーで開く|サイトを開く"},
+	{"ja", ChangeSetting, "デフォルトに戻す|初期設定に戻す|既定値に戻す|設定をリセット|デフォルトにリセット"},
+	{"ja", Call, "通話に応答|電話に出る"},
+	{"ja", Post, "トゥート|ブースト"},
+	{"ja", Transfer, "返金|返金する"},
+
+	{"ko", Delete, "비우기|지우기|모두 지우기|구독 취소|구독 해지|폐기|변경사항 폐기|기록 지우기|모두 삭제"},
+	{"ko", OpenURL, "에서 열기|앱에서 열기|다른 앱에서 열기|방문하기"},
+	{"ko", ChangeSetting, "기본값으로 재설정|기본값 복원|설정 초기화|기본값으로 되돌리기"},
+	{"ko", Call, "전화 받기|통화 수락"},
+	{"ko", Post, "부스트|툿"},
+	{"ko", Transfer, "환불|환불하기"},
 }
 
 // fieldWords are matched against a text field's hint, description and
