@@ -129,6 +129,13 @@ func TestDriverSettings(t *testing.T) {
 	f.Daemon("--enable-driver", "sim", "--driver-env", "sim:PINKY_SIM_WORLD="+tenPhones(t))
 	f.Eventually("the ten phones of the flags' world", func() bool { return count(f) == 10 })
 
+	// The environment of an agent host that spawns `pinky mcp` reaches
+	// the daemon the bridge starts; here the daemon directly.
+	h := newEnv(t)
+	h.Extra = append(h.Extra, "PINKY_ENABLE_DRIVERS=sim", "PINKY_SIM_WORLD="+tenPhones(t))
+	h.Daemon()
+	h.Eventually("the ten phones of PINKY_ENABLE_DRIVERS=sim", func() bool { return count(h) == 10 })
+
 	g := newEnv(t)
 	g.WriteFile("drivers.yaml", "sim: {enabled: true}\n")
 	g.Daemon("--disable-driver", "sim")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -31,6 +32,17 @@ func driverConfig(home string, sim bool, world string, enable, disable, env []st
 		return dc, err
 	}
 	dc.Apply(settings)
+	// The environment names drivers to start as the flags do: an agent
+	// host that spawns `pinky mcp` can set it, and the daemon that the
+	// bridge starts inherits it. PINKY_SIM=1 is PINKY_ENABLE_DRIVERS=sim.
+	for _, name := range strings.Split(os.Getenv("PINKY_ENABLE_DRIVERS"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			enable = append(enable, name)
+		}
+	}
+	if os.Getenv("PINKY_SIM") == "1" {
+		sim = true
+	}
 	if sim || world != "" {
 		enable = append(enable, "sim")
 	}

@@ -30,8 +30,8 @@ func newMCPCmd() *cobra.Command {
 		Long: `Serve the Model Context Protocol on stdin and stdout: this is the command an
 agent host (Claude Code, Codex, Cursor…) runs. It is a thin bridge to the
 pinky daemon, which it starts in the background when none runs (logging to
-$PINKY_HOME/logs/daemon.log; PINKY_SIM=1 gives that daemon the virtual
-phones). Stdout carries only JSON-RPC; diagnostics go to stderr.
+$PINKY_HOME/logs/daemon.log; PINKY_ENABLE_DRIVERS=sim or PINKY_SIM=1 gives
+that daemon the virtual phones). Stdout carries only JSON-RPC; diagnostics go to stderr.
 
 Configuration snippets for agent hosts are in deploy/mcp/.`,
 		Args: cobra.NoArgs,
@@ -306,11 +306,9 @@ func startDaemon(dirs home.Dirs) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"daemon"}
-	if os.Getenv("PINKY_SIM") == "1" {
-		args = append(args, "--sim")
-	}
-	cmd := exec.Command(exe, args...)
+	// The daemon inherits the environment: PINKY_ENABLE_DRIVERS (or
+	// PINKY_SIM=1) and PINKY_DISABLE_DRIVERS choose its drivers.
+	cmd := exec.Command(exe, "daemon")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the agent host's session
 	if err := cmd.Start(); err != nil {
