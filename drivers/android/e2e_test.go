@@ -119,7 +119,7 @@ func (r *rig) driver(t testing.TB) *Driver {
 func TestConformance(t *testing.T) {
 	r := newRig(t)
 	d := r.driver(t)
-	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: r.serial, PIN: "1234", SyncTimeout: 5 * time.Second}})
+	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: r.serial, PIN: "1234", SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
 }
 
 // TestReadAndTap: a read through adb gives the virtual phone's screen with

@@ -114,8 +114,8 @@ func checkVideo(t T, s *suite) {
 	_, keysBefore := frames(p.snapshot())
 	if err := s.drv.RequestKeyFrame(ctx, dev, 0); err != nil {
 		t.Errorf("RequestKeyFrame on device %q during a stream: %s", dev, errText(err))
-	} else if !p.waitFor(ctx, 1500*time.Millisecond, func(ps []sdk.VideoPacket) bool { _, k := frames(ps); return k > keysBefore }) {
-		t.Errorf("RequestKeyFrame on device %q: no key frame within 1s; want one within 1s", dev)
+	} else if wait := s.opts.within(1500 * time.Millisecond); !p.waitFor(ctx, wait, func(ps []sdk.VideoPacket) bool { _, k := frames(ps); return k > keysBefore }) {
+		t.Errorf("RequestKeyFrame on device %q: no key frame within %s; want one within 1s", dev, wait)
 	}
 	// One stream per display: a second one is BUSY.
 	second, cancel2 := context.WithTimeout(ctx, 3*time.Second)

@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/testkit"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 func TestRunSim(t *testing.T) {
-	Run(t, Config{Driver: simtest.New(t), Options: Options{PIN: simtest.PIN, SyncTimeout: 5 * time.Second}})
+	Run(t, Config{Driver: simtest.New(t), Options: Options{PIN: simtest.PIN, SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
 }
 
 // noFailures fails the test for every case that failed.

@@ -138,7 +138,7 @@ func (r *rig) driver(t testing.TB) *Driver {
 func TestConformance(t *testing.T) {
 	r := newRig(t, rigOpt{video: true})
 	d := r.driver(t)
-	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second}})
+	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
 }
 
 func waitApp(t testing.TB, s *sim.Driver, app string) {

@@ -53,3 +53,12 @@ func poll(limit time.Duration, cond func() bool, pause func() time.Duration) boo
 	}
 	return true
 }
+
+// Slack is how many times longer than a promise a test on this machine
+// gives a real process to keep it: 1, or 4 under the race detector.
+func Slack() float64 {
+	if Race {
+		return 4
+	}
+	return 1
+}
