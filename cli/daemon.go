@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pinky-gateway/pinky/gateway"
+	"github.com/pinky-gateway/pinky/daemon"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
@@ -105,7 +105,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			if err != nil {
 				return err
 			}
-			g, err := gateway.New(gateway.Config{
+			g, err := daemon.New(daemon.Config{
 				Dirs: dirs, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
 				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pinky-gateway/pinky/daemon"
 	"github.com/pinky-gateway/pinky/drivers/drivertest"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/gateway"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
@@ -71,7 +71,7 @@ func probeDrivers(ctx context.Context) ([]api.Driver, error) {
 	defer h.Stop()
 	var out []api.Driver
 	for _, s := range h.Drivers() {
-		out = append(out, gateway.APIDriver(s))
+		out = append(out, daemon.APIDriver(s))
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pinky-gateway/pinky/gateway"
 	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
@@ -37,9 +36,9 @@ restart. No daemon needs to run.`,
 			}
 			var tok string
 			if rotate {
-				tok, err = gateway.RotateToken(dirs.Token())
+				tok, err = home.RotateToken(dirs.Token())
 			} else {
-				tok, err = gateway.EnsureToken(dirs.Token())
+				tok, err = home.EnsureToken(dirs.Token())
 			}
 			if err != nil {
 				return err

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pinky-gateway/pinky/daemon"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
-	"github.com/pinky-gateway/pinky/gateway"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/recording/fmp4"
 	"github.com/pinky-gateway/pinky/internal/e2e"
@@ -574,7 +574,7 @@ func phoneFrame(t *testing.T, world []byte, setup func(context.Context, *sim.Dri
 	mux := fmp4.NewWriter(file, fmp4.Options{})
 	sctx, stop := context.WithCancel(ctx)
 	errDone := errors.New("got a key frame")
-	err = d.StreamVideo(sctx, sdk.VideoRequest{DeviceID: android, MaxSide: gateway.VideoMaxSide}, func(p sdk.VideoPacket) error {
+	err = d.StreamVideo(sctx, sdk.VideoRequest{DeviceID: android, MaxSide: daemon.VideoMaxSide}, func(p sdk.VideoPacket) error {
 		if err := mux.Write(p); err != nil {
 			return err
 		}

@@ -1,5 +1,6 @@
 // Package home locates Pinky's data folder ($PINKY_HOME) and runtime folder,
-// and holds the lock that keeps one daemon per data folder.
+// holds the lock that keeps one daemon per data folder, and keeps the
+// bearer token file that agents on other hosts present (token.go).
 package home
 
 import (

@@ -1,4 +1,4 @@
-package gateway
+package daemon
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
 // uploadFixture is httpFixture with a files folder and a clock the upload
@@ -55,7 +56,7 @@ func newUploadFixture(t *testing.T) *uploadFixture {
 	done := make(chan struct{})
 	go func() { f.agents.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	if f.token, err = EnsureToken(f.tokenPath); err != nil {
+	if f.token, err = home.EnsureToken(f.tokenPath); err != nil {
 		t.Fatal(err)
 	}
 	f.h = newHTTPMCP(httpConfig{Agents: f.agents, TokenPath: f.tokenPath, Logger: log})

@@ -1,4 +1,4 @@
-package gateway
+package daemon
 
 import (
 	"bytes"
@@ -27,6 +27,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
 // simDrivers serves the default world's two phones in-process.
@@ -102,7 +103,7 @@ func newHTTPFixture(t *testing.T, grace time.Duration) *httpFixture {
 	done := make(chan struct{})
 	go func() { f.agents.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	if f.token, err = EnsureToken(f.tokenPath); err != nil {
+	if f.token, err = home.EnsureToken(f.tokenPath); err != nil {
 		t.Fatal(err)
 	}
 	h := newHTTPMCP(httpConfig{Agents: f.agents, TokenPath: f.tokenPath, Grace: grace, Logger: log})
@@ -304,7 +305,7 @@ func TestHTTPTokenRotation(t *testing.T) {
 	if resp := post(t, f.url, "Bearer "+old, "", initializeBody); resp.StatusCode != http.StatusOK {
 		t.Fatalf("before rotation: got HTTP %d; want 200", resp.StatusCode)
 	}
-	tok, err := RotateToken(f.tokenPath)
+	tok, err := home.RotateToken(f.tokenPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func TestHTTPNoResumeAcrossAgents(t *testing.T) {
 		t.Errorf("phone_list of another agent shows the lease as its own: %s", text)
 	}
 
-	tok, err := RotateToken(f.tokenPath)
+	tok, err := home.RotateToken(f.tokenPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,50 +518,5 @@ func TestCheckHTTPAddr(t *testing.T) {
 		if err := CheckHTTPAddr(bad, true); err == nil {
 			t.Errorf("CheckHTTPAddr(%q): got nil; want an error", bad)
 		}
-	}
-}
-
-func TestTokenFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "token")
-	tok, err := EnsureToken(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(tok, "pinky_") || len(tok) != len("pinky_")+43 {
-		t.Errorf("token %q: want pinky_ and 32 bytes in base64url", tok)
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file: %v, mode %v; want 0600", err, fi.Mode())
-	}
-	if again, err := EnsureToken(path); err != nil || again != tok {
-		t.Errorf("second EnsureToken: got %q, %v; want the same token", again, err)
-	}
-	rotated, err := RotateToken(path)
-	if err != nil || rotated == tok {
-		t.Fatalf("RotateToken: got %q, %v; want a new token", rotated, err)
-	}
-	if now, err := EnsureToken(path); err != nil || now != rotated {
-		t.Errorf("after rotation: got %q, %v; want %q", now, err, rotated)
-	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-		t.Errorf("rotated token mode %v; want 0600", fi.Mode())
-	}
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-		t.Errorf("folder holds %d files; want only the token (no temporary files left)", len(ents))
-	}
-
-	if err := os.Chmod(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := EnsureToken(path); err == nil || !strings.Contains(err.Error(), "--rotate") {
-		t.Errorf("token readable by others: got %v; want a refusal that says to rotate", err)
-	}
-	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(path, 0o600)
-	if _, err := EnsureToken(path); err == nil {
-		t.Error("a short token was accepted")
 	}
 }

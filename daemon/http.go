@@ -1,4 +1,4 @@
-package gateway
+package daemon
 
 // MCP over Streamable HTTP, for agents on other hosts (`pinky daemon
 // --http ADDR`): a bearer-token check in front of mcpserver's HTTP handler,
@@ -8,30 +8,26 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
@@ -81,134 +77,6 @@ func isLoopbackHost(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
-// The bearer token: "pinky_" and 32 random bytes in base64url, on one line
-// of $PINKY_HOME/token (mode 0600).
-const (
-	tokenPrefix   = "pinky_"
-	minTokenBytes = 32 // a hand-written token must be at least this long
-)
-
-func newToken() string {
-	b := make([]byte, 32)
-	rand.Read(b) //nolint:errcheck // never fails
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-}
-
-// EnsureToken returns the bearer token stored at path, creating one (mode
-// 0600) when there is none.
-func EnsureToken(path string) (string, error) {
-	tok, _, err := readToken(path)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return tok, err
-	}
-	tok = newToken()
-	tmp, err := writeTokenTemp(path, tok)
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp)
-	// A link, unlike a rename, never replaces a token another process has
-	// just made: both then use that one.
-	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
-		tok, _, err = readToken(path)
-		return tok, err
-	} else if err != nil {
-		return "", fmt.Errorf("token: %w", err)
-	}
-	return tok, nil
-}
-
-// RotateToken replaces the bearer token at path with a new one and returns
-// it. A running daemon refuses the old token from its next request on.
-func RotateToken(path string) (string, error) {
-	tok := newToken()
-	tmp, err := writeTokenTemp(path, tok)
-	if err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("token: %w", err)
-	}
-	return tok, nil
-}
-
-func writeTokenTemp(path, tok string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".token-*") // mode 0600
-	if err != nil {
-		return "", fmt.Errorf("token: %w", err)
-	}
-	_, err = f.WriteString(tok + "\n")
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("token: %w", err)
-	}
-	return f.Name(), nil
-}
-
-// readToken reads the token at path, and the file's info to notice a
-// change. A file others may read is refused: the token may have leaked.
-func readToken(path string) (string, os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := checkTokenFile(path, fi); err != nil {
-		return "", nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
-	if err != nil {
-		return "", nil, fmt.Errorf("token: %w", err)
-	}
-	tok := strings.TrimSpace(string(b))
-	if len(tok) < minTokenBytes || strings.ContainsAny(tok, " \t\r\n") {
-		return "", nil, fmt.Errorf("token %s holds no usable token: make a new one with `pinky token --rotate`", path)
-	}
-	return tok, fi, nil
-}
-
-// checkTokenFile refuses a token file that anyone but its user may read
-// or write, as ssh refuses such a private key: the token may have leaked,
-// and the person is told how to make the file private again (its mode,
-// its owner) and how to replace the token.
-func checkTokenFile(path string, fi os.FileInfo) error {
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("token %s is not a regular file: remove it and run `pinky token --rotate`", path)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("token %s is owned by another user (uid %d), who may read or replace it: refused. "+
-			"Run `pinky token --rotate` as yourself (uid %d) for a new one", path, st.Uid, os.Getuid())
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("permissions %04o for %s are too open: other users may read the token, so it is refused. "+
-			"Run `chmod 600 %s`, or `pinky token --rotate` for a new token if it may have leaked", perm, path, path)
-	}
-	return nil
-}
-
-// sameTokenFile reports whether the token file is still the one loaded:
-// the same file, size, modification time, mode and owner. A chmod or a
-// chown changes no content, yet must be checked again.
-func sameTokenFile(a, b os.FileInfo) bool {
-	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode() {
-		return false
-	}
-	sa, okA := a.Sys().(*syscall.Stat_t)
-	sb, okB := b.Sys().(*syscall.Stat_t)
-	return okA == okB && (!okA || sa.Uid == sb.Uid)
-}
-
 // compareTokens compares the hashes of two tokens in constant time; a
 // variable so that a test can see every check go through it.
 var compareTokens = subtle.ConstantTimeCompare
@@ -242,10 +110,10 @@ func (a *tokenAuth) current() ([sha256.Size]byte, string, error) {
 	fi, statErr := os.Stat(a.path)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if statErr == nil && a.fi != nil && sameTokenFile(fi, a.fi) {
+	if statErr == nil && a.fi != nil && home.SameTokenFile(fi, a.fi) {
 		return a.sum, a.id, nil
 	}
-	tok, tfi, err := readToken(a.path)
+	tok, tfi, err := home.ReadToken(a.path)
 	if err != nil {
 		if a.loadErr == nil || a.loadErr.Error() != err.Error() {
 			a.log.Error("MCP over HTTP refuses every request: no usable bearer token", "err", err)
@@ -675,7 +543,7 @@ func (h *httpSessions) closeAll() {
 // startHTTP serves MCP over HTTP at cfg.HTTPAddr until the returned stop
 // is called. Calls in flight end with ctx.
 func (g *Gateway) startHTTP(ctx context.Context) (stop func(), err error) {
-	if _, err := EnsureToken(g.cfg.Dirs.Token()); err != nil {
+	if _, err := home.EnsureToken(g.cfg.Dirs.Token()); err != nil {
 		return nil, fmt.Errorf("MCP over HTTP: %w", err)
 	}
 	lis, err := net.Listen("tcp", g.cfg.HTTPAddr)

@@ -1,9 +1,8 @@
-package gateway
+package daemon
 
 import (
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,48 +65,6 @@ func TestHTTPForeignOrigin(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("foreign Origin, auth %q: got HTTP %d; want 403", auth, resp.StatusCode)
-		}
-	}
-}
-
-func TestCheckTokenFile(t *testing.T) {
-	dir := t.TempDir()
-	for _, tt := range []struct {
-		mode os.FileMode
-		want string // in the refusal; empty: accepted
-	}{
-		{0o600, ""},
-		{0o400, ""},
-		{0o644, "permissions 0644 for "},
-		{0o640, "permissions 0640 for "},
-		{0o606, "permissions 0606 for "},
-		{0o660, "permissions 0660 for "},
-	} {
-		path := filepath.Join(dir, "token-"+tt.mode.String())
-		if err := os.WriteFile(path, []byte(newToken()+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(path, tt.mode); err != nil {
-			t.Fatal(err)
-		}
-		_, _, err := readToken(path)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("mode %v: %v; want accepted", tt.mode, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "chmod 600 "+path)):
-			t.Errorf("mode %v: %v; want a refusal saying %q and to chmod 600 it", tt.mode, err, tt.want)
-		}
-	}
-	if os.Getuid() == 0 { // only root gives a file away
-		path := filepath.Join(dir, "theirs")
-		if err := os.WriteFile(path, []byte(newToken()+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(path, 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := readToken(path); err == nil || !strings.Contains(err.Error(), "owned by another user") {
-			t.Errorf("a token owned by uid 65534: %v; want it refused", err)
 		}
 	}
 }

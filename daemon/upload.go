@@ -1,4 +1,4 @@
-package gateway
+package daemon
 
 // One-time upload links of MCP over HTTP: phone_upload_link gives an agent
 // a URL, UploadPath + a random 32-byte token, to which it sends one file

@@ -1,8 +1,12 @@
-// Package gateway is the Pinky daemon's core. New wires its parts (the
-// driver host, the local API) and Run serves until stopped. Later parts
-// (leases, the action pipeline, history, MCP) are wired here too, and only
-// here and in main.
-package gateway
+// Package daemon is the Pinky daemon: the wiring of the core's parts
+// under gateway/ (the driver host, leases and the action pipeline, the
+// guard of policy and commit detection, approvals, history, recordings,
+// events) with the daemon's front doors: the local socket API that the
+// person's CLI and the console use, MCP over Streamable HTTP (package
+// mcpserver) and uploads. New builds a daemon from its Config and Run
+// serves until it is stopped. It is the one package that knows them all;
+// nothing under gateway/ imports it, mcpserver or cli.
+package daemon
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package gateway
+package daemon
 
 import (
 	"context"
