@@ -96,7 +96,7 @@ type Config struct {
 	Scrcpy ScrcpyServer
 	// NoScrcpy says why there is none, for the log and the devices' state.
 	NoScrcpy error
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Driver drives the Android phones an adb server knows.
