@@ -52,7 +52,7 @@ func (p *packets) snapshot() []sdk.VideoPacket {
 func TestBackgroundDisplay(t *testing.T) {
 	r := newRig(t)
 	d := r.driver(t)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	if err := r.sim.Unlock(ctx, simPhone, "1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func anyPacket(ps []sdk.VideoPacket, ok func(sdk.VideoPacket) bool) bool {
 func TestBackgroundDisplayOldAndroid(t *testing.T) {
 	r := newRig(t, func(cfg *adbd.Config) { cfg.SDKLevel = 30 })
 	d := r.driver(t)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	if err := r.sim.Unlock(ctx, simPhone, "1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestBackgroundDisplayServerDies(t *testing.T) {
 	k := &killable{}
 	r := newRig(t, k.option())
 	d := r.driver(t)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	id, err := d.CreateDisplay(ctx, r.serial, 640, 480, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +295,7 @@ func TestBackgroundDisplayPhoneGoesAway(t *testing.T) {
 	r := newRig(t)
 	d := r.driver(t)
 	w := watch(t, d) // as the gateway does: the device list comes from it
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	id, err := d.CreateDisplay(ctx, r.serial, 640, 480, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +347,7 @@ func TestBackgroundDisplayReadFaults(t *testing.T) {
 				cfg.Commands = map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{"uiautomator": cmd}
 			})
 			d := r.driver(t)
-			ctx := context.Background()
+			ctx := testkit.Context(t)
 			// The check at creation lets reads tell what fails.
 			id, err := d.CreateDisplay(ctx, r.serial, 640, 480, 0)
 			if err != nil {

@@ -68,7 +68,11 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	}
 	t.Cleanup(func() { r.face.Close() })
 	r.adb(t, "start-server")
-	t.Cleanup(func() { exec.Command(adbPath, "-P", strconv.Itoa(r.adbPort), "kill-server").Run() })
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		exec.CommandContext(ctx, adbPath, "-P", strconv.Itoa(r.adbPort), "kill-server").Run() //nolint:errcheck // the rig's server may be gone already
+	})
 	r.serial = r.face.Addr().String()
 	r.adb(t, "connect", r.serial)
 	// A scrcpy server file to push: the virtual phone runs its own server
@@ -84,7 +88,10 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 // adb runs the adb command against the rig's server.
 func (r *rig) adb(t testing.TB, args ...string) string {
 	t.Helper()
-	c := exec.Command("adb", append([]string{"-P", strconv.Itoa(r.adbPort)}, args...)...)
+	// The real adb client waits as long as its server makes it: bounded,
+	// so that a stuck server fails this test rather than the package's run.
+	c := exec.CommandContext(testkit.Context(t), "adb", append([]string{"-P", strconv.Itoa(r.adbPort)}, args...)...)
+	c.WaitDelay = 5 * time.Second
 	c.Env = r.env
 	out, err := c.CombinedOutput()
 	if err != nil {
@@ -104,7 +111,7 @@ func (r *rig) driver(t testing.TB) *Driver {
 	// Wait until adb has the phone online.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, _, err := d.phone(context.Background(), r.serial); err == nil {
+		if _, _, err := d.phone(testkit.Context(t), r.serial); err == nil {
 			return d
 		}
 		if time.Now().After(deadline) {
@@ -127,7 +134,7 @@ func TestConformance(t *testing.T) {
 func TestReadAndTap(t *testing.T) {
 	r := newRig(t)
 	d := r.driver(t)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	sc, err := d.Screen(ctx, r.serial, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +168,7 @@ func waitApp(t testing.TB, s *sim.Driver, app string) {
 	t.Helper()
 	var shown string
 	if !testkit.Poll(5*time.Second, func() bool {
-		sc, err := s.Screen(context.Background(), simPhone, 0)
+		sc, err := s.Screen(testkit.Context(t), simPhone, 0)
 		if err == nil {
 			shown = sc.App.ID
 		}
@@ -180,7 +187,7 @@ func errorsIs(err error, target error) bool {
 func TestLockEvents(t *testing.T) {
 	r := newRig(t)
 	d := r.driver(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	defer cancel()
 	events := make(chan sdk.DeviceEvent, 64)
 	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error {
@@ -205,7 +212,7 @@ func TestLockEvents(t *testing.T) {
 		}
 	}
 	want("the phone locked at first", func(dev sdk.Device) bool { return dev.LockState == sdk.LockLocked })
-	if err := r.sim.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
+	if err := r.sim.Unlock(testkit.Context(t), "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)
 	}
 	want("the phone unlocked", func(dev sdk.Device) bool { return dev.LockState == sdk.LockUnlocked && dev.ScreenOn })
@@ -222,7 +229,7 @@ func TestConcurrentReads(t *testing.T) {
 	errs := make(chan error, 4)
 	for range cap(errs) {
 		go func() {
-			_, err := d.Screen(context.Background(), r.serial, 0)
+			_, err := d.Screen(testkit.Context(t), r.serial, 0)
 			errs <- err
 		}()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
@@ -30,7 +31,7 @@ type watcher struct {
 
 func watch(t *testing.T, d *Driver) *watcher {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testkit.Context(t))
 	w := &watcher{done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
@@ -134,7 +135,7 @@ func TestFaultADBServerRestart(t *testing.T) {
 			r.adb(t, "kill-server")
 			at = w.wait(t, at+1, "offline or removed after kill-server", notOnline(r.serial))
 			if !tt.driverStarts {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				ctx, cancel := context.WithTimeout(testkit.Context(t), 10*time.Second)
 				defer cancel()
 				timed(t, "a screen read with no adb server", 2*time.Second, func() {
 					_, err := d.Screen(ctx, r.serial, 0)
@@ -153,7 +154,7 @@ func TestFaultADBServerRestart(t *testing.T) {
 				// The watch's retry starts it.
 				deadline := time.Now().Add(15 * time.Second)
 				for {
-					if _, err := d.adb.Version(context.Background()); err == nil {
+					if _, err := d.adb.Version(testkit.Context(t)); err == nil {
 						break
 					}
 					if time.Now().After(deadline) {
@@ -164,10 +165,10 @@ func TestFaultADBServerRestart(t *testing.T) {
 			}
 			r.adb(t, "connect", r.serial)
 			w.wait(t, at+1, "online again", online(r.serial))
-			if _, err := d.Screen(context.Background(), r.serial, 0); err != nil {
+			if _, err := d.Screen(testkit.Context(t), r.serial, 0); err != nil {
 				t.Errorf("a screen read once the phone is back: %v", err)
 			}
-			if _, err := d.Act(context.Background(), r.serial, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyHome}); err != nil {
+			if _, err := d.Act(testkit.Context(t), r.serial, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyHome}); err != nil {
 				t.Errorf("an action once the phone is back: %v", err)
 			}
 		})
@@ -190,7 +191,7 @@ func TestFaultDeviceDropsMidAction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig(t)
 			d := r.driver(t)
-			ctx := context.Background()
+			ctx := testkit.Context(t)
 			// The scrcpy session starts with the first action, not this one.
 			if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake}); err != nil {
 				t.Fatal(err)
@@ -302,7 +303,7 @@ func TestFaultScrcpyServerDies(t *testing.T) {
 	k := &killable{}
 	r := newRig(t, k.option())
 	d := r.driver(t)
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	if err := d.Unlock(ctx, r.serial, "1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestFaultGarbage(t *testing.T) {
 	tests := []struct {
 		name     string
 		commands map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int
-		call     func(d *Driver, serial string) error
+		call     func(ctx context.Context, d *Driver, serial string) error
 		want     *sdk.Error // nil: no error
 		says     string     // in the error
 	}{
@@ -423,8 +424,8 @@ func TestFaultGarbage(t *testing.T) {
 		{
 			name:     "dumpsys says nothing",
 			commands: map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{"dumpsys": garbage("Can't find service: window\n")},
-			call: func(d *Driver, serial string) error {
-				sc, err := d.Screen(context.Background(), serial, 0)
+			call: func(ctx context.Context, d *Driver, serial string) error {
+				sc, err := d.Screen(ctx, serial, 0)
 				if err == nil && (sc.LockState != sdk.LockUnknown || sc.App.ID != "") {
 					return errors.New("dumpsys said nothing, yet the screen has a lock state or an app")
 				}
@@ -434,7 +435,7 @@ func TestFaultGarbage(t *testing.T) {
 		{
 			name:     "dumpsys says nothing to unlock",
 			commands: map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{"dumpsys": garbage("Can't find service: window\n")},
-			call:     func(d *Driver, serial string) error { return d.Unlock(context.Background(), serial, "1234") },
+			call:     func(ctx context.Context, d *Driver, serial string) error { return d.Unlock(ctx, serial, "1234") },
 			want:     sdk.ErrInternal, says: "dumpsys",
 		},
 		{
@@ -461,7 +462,7 @@ func TestFaultGarbage(t *testing.T) {
 			r := newRig(t, func(cfg *adbd.Config) { cfg.Commands = tt.commands })
 			d := r.driver(t)
 			var err error
-			timed(t, tt.name, 5*time.Second, func() { err = tt.call(d, r.serial) })
+			timed(t, tt.name, 5*time.Second, func() { err = tt.call(testkit.Context(t), d, r.serial) })
 			switch {
 			case tt.want == nil && err != nil:
 				t.Errorf("got %v; want no error", err)
@@ -474,13 +475,13 @@ func TestFaultGarbage(t *testing.T) {
 	}
 }
 
-func screenCall(d *Driver, serial string) error {
-	_, err := d.Screen(context.Background(), serial, 0)
+func screenCall(ctx context.Context, d *Driver, serial string) error {
+	_, err := d.Screen(ctx, serial, 0)
 	return err
 }
 
-func tapCall(d *Driver, serial string) error {
-	_, err := d.Act(context.Background(), serial, sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 10, Y: 10}})
+func tapCall(ctx context.Context, d *Driver, serial string) error {
+	_, err := d.Act(ctx, serial, sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 10, Y: 10}})
 	return err
 }
 
@@ -497,7 +498,7 @@ func TestFaultUnauthorized(t *testing.T) {
 	w.wait(t, 0, "unauthorized", func(ev sdk.DeviceEvent) bool {
 		return ev.Device.ID == r.serial && ev.Device.State == sdk.StateUnauthorized && strings.Contains(ev.Device.StateDetail, "Allow USB debugging")
 	})
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	for _, call := range []struct {
 		name string
 		f    func() error

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // The log is cut into lines whatever the writes' sizes, stdout and stderr
@@ -48,7 +49,7 @@ func TestServerLogLines(t *testing.T) {
 func TestServerLogWait(t *testing.T) {
 	var l serverLog
 	ended := make(chan struct{})
-	ctx := context.Background()
+	ctx := testkit.Context(t)
 	l.add(true, `[server] WARN: No app found for package "a"`)
 	mark := l.mark()
 	is := func(text string) func(logLine) bool {

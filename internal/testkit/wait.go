@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -61,4 +62,17 @@ func Slack() float64 {
 		return 4
 	}
 	return 1
+}
+
+// CallLimit bounds every call a test makes through Context: far more
+// than any call takes, so that it only ends a call that hangs, which
+// then fails its test by name instead of the whole package's run.
+const CallLimit = 2 * time.Minute
+
+// Context is the context for a test's calls into a driver or a server:
+// it ends when the test ends, or after CallLimit.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), CallLimit)
+	t.Cleanup(cancel)
+	return ctx
 }
