@@ -17,7 +17,7 @@ build: ## Build every binary into bin/.
 test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test.
 	scripts/test-deps.sh
 	$(MAKE) vet fmt-check
-	$(GO) test -race -timeout 15m $(GOTESTFLAGS) ./...
+	GO=$(GO) scripts/run-tests.sh $(GOTESTFLAGS)
 
 vet: ## go vet over the module.
 	$(GO) vet ./...
