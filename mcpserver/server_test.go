@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestInitialize(t *testing.T) {
@@ -168,16 +169,11 @@ func TestProgressNotifications(t *testing.T) {
 			}
 			// The notifications are written before the result, but the
 			// client hands them to handlers on its own goroutine.
-			deadline := time.Now().Add(2 * time.Second)
-			for {
+			testkit.Poll(testkit.Limit, func() bool { // the comparison below says what is missing
 				mu.Lock()
-				n := len(got)
-				mu.Unlock()
-				if n >= 3 || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+				defer mu.Unlock()
+				return len(got) >= 3
+			})
 			mu.Lock()
 			defer mu.Unlock()
 			want := []map[string]any{

@@ -17,6 +17,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // The attacks on the gate: every input path an agent has must pass it, on
@@ -224,16 +225,14 @@ func TestKeyboardTypesNoPassword(t *testing.T) {
 func block(t *testing.T, e *e2e.Env, h *e2e.Host) {
 	t.Helper()
 	e.WriteFile("policy.yaml", askPolicy())
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		text, isErr := h.Tool("phone_observe", with())
-		if isErr && strings.HasPrefix(text, "blocked_app:") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the blocked policy was not applied: %q", text)
-		}
-		time.Sleep(200 * time.Millisecond)
+	var text string
+	// Each check is an MCP call that reads the screen: a steady pace.
+	if !testkit.PollEvery(15*time.Second, 200*time.Millisecond, func() bool {
+		var isErr bool
+		text, isErr = h.Tool("phone_observe", with())
+		return isErr && strings.HasPrefix(text, "blocked_app:")
+	}) {
+		t.Fatalf("the blocked policy was not applied: %q", text)
 	}
 }
 

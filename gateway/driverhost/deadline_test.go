@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestParseDeadlines(t *testing.T) {
@@ -186,13 +187,15 @@ func TestMissedDeadlinesRestartTheDriver(t *testing.T) {
 func TestHungRestartsDoNotLoop(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // after the host stops
 	h, d := hungHost(t, "screen", Deadlines{Read: 50 * time.Millisecond, Misses: 1})
-	deadline := time.Now().Add(20 * time.Second)
-	for status(h, "fake").State != StateFailed {
-		if time.Now().After(deadline) {
-			t.Fatalf("status %+v; want failed", status(h, "fake"))
+	// Each check reads the hung screen again, which is what makes it fail.
+	if !testkit.PollEvery(20*time.Second, 5*time.Millisecond, func() bool {
+		if status(h, "fake").State == StateFailed {
+			return true
 		}
-		d.Screen(context.Background(), "fake-1", 0)
-		time.Sleep(5 * time.Millisecond)
+		d.Screen(context.Background(), "fake-1", 0) //nolint:errcheck // the read is meant to miss its deadline
+		return false
+	}) {
+		t.Fatalf("status %+v; want failed", status(h, "fake"))
 	}
 	s := status(h, "fake")
 	if s.Restarts != 2 || s.Pid != 0 || !strings.Contains(s.LastError, "missed their deadlines") {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"github.com/pinky-gateway/pinky/internal/testdep"
 	"io"
 	"net"
 	"os"
@@ -16,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/testdep"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 
 	"go.uber.org/goleak"
 
@@ -531,16 +533,10 @@ func TestForwardLocalAbstract(t *testing.T) {
 
 func TestUnauthorized(t *testing.T) {
 	p := newPhone(t, adbd.Config{Unauthorized: true})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := state(t, p.serial)
-		if got == "unauthorized" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("adb devices: state %q; want unauthorized", got)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var got string
+	// Each check runs adb devices: a steady pace, not Poll's quick one.
+	if !testkit.PollEvery(testkit.Limit, 100*time.Millisecond, func() bool { got = state(t, p.serial); return got == "unauthorized" }) {
+		t.Fatalf("adb devices: state %q; want unauthorized", got)
 	}
 	if _, errs, code := adb(t, nil, "-s", p.serial, "shell", "echo", "hi"); code == 0 || !strings.Contains(errs, "unauthorized") {
 		t.Errorf("adb shell on an unauthorized device: got exit %d, %q", code, errs)
@@ -553,12 +549,8 @@ func TestCloseTakesDeviceOffline(t *testing.T) {
 		t.Fatalf("state %q; want device", got)
 	}
 	p.srv.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for state(t, p.serial) == "device" {
-		if time.Now().After(deadline) {
-			t.Fatal("the device is still listed as device after Close")
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testkit.PollEvery(testkit.Limit, 100*time.Millisecond, func() bool { return state(t, p.serial) != "device" }) {
+		t.Fatal("the device is still listed as device after Close")
 	}
 }
 
