@@ -484,6 +484,16 @@ func (d *detector) tap(n *screen.Node) Result {
 			// A long text commits only when it starts with the verb.
 		case long(normalize(shown)) && !ok:
 			// Nor does one the tables know nothing of: content, not a control.
+		case d.listRow(n):
+			// A row of a list shows what people wrote or keep (a note, a
+			// contact, a conversation, an account) far more often than an
+			// app's own words, and the model learned only apps' words: on
+			// such a row it guesses. The tables' verbs that cost the most to
+			// miss still judge it when they begin it ("Delete all"), and so
+			// do their words in what it does not show.
+			if ok && (!inShown || askFirst(m.e.kind) && m.start == 0) {
+				res = t
+			}
 		default:
 			res = d.byModel(n, shown)
 			if res.Kind == "" && ok && (!inShown || askFirst(m.e.kind) && m.start == 0) {
@@ -665,11 +675,18 @@ func (d *detector) searchField(f *screen.Node) bool {
 	return false
 }
 
+// noneBelow is the probability of "nothing" below which the model's
+// likeliest kind asks even though "nothing" is likelier than any one kind
+// (see decide); chosen by cross-validation with askAt.
+const noneBelow = 0.45
+
 // decide turns the model's probabilities into a result: the likeliest
-// class, or, when that is "nothing", the likeliest kind that costs the
-// most to miss if its probability reaches askAt.
+// class; or, when that is "nothing", the likeliest kind that costs the
+// most to miss if its probability reaches askAt; or, when "nothing" is
+// the likeliest but below noneBelow (the commits together outweigh it)
+// and a kind reaches askAt, the likeliest kind.
 func decide(kinds []Kind, p []float64, askAt float64, desc string) Result {
-	best, ask := 0, -1
+	best, ask, commit := 0, -1, -1
 	for j := range p {
 		if p[j] > p[best] {
 			best = j
@@ -677,6 +694,12 @@ func decide(kinds []Kind, p []float64, askAt float64, desc string) Result {
 		if askFirst(kinds[j]) && p[j] >= askAt && (ask < 0 || p[j] > p[ask]) {
 			ask = j
 		}
+		if kinds[j] != "" && (commit < 0 || p[j] > p[commit]) {
+			commit = j
+		}
+	}
+	if kinds[best] == "" && p[best] < noneBelow && commit >= 0 && p[commit] >= askAt && (ask < 0 || !askFirst(kinds[commit]) && p[commit] > p[ask]) {
+		ask = commit // the commits together outweigh nothing
 	}
 	switch {
 	case kinds[best] != "":
@@ -762,6 +785,34 @@ func (d *detector) toggle(n *screen.Node) Result {
 		return Result{Kind: ChangeSetting, Evidence: desc + d.in("settings app")}
 	}
 	return Result{} // a form's checkbox or option: "Remember me", "I agree"
+}
+
+// listRow reports whether n is a row of a list on the screen itself: an
+// item with a list around it and no dialog or menu (whose lists hold an
+// app's own entries).
+func (d *detector) listRow(n *screen.Node) bool {
+	if d.v == nil || n.Role != screen.RoleItem {
+		return false
+	}
+	i := d.index(n.Ref)
+	if i < 0 {
+		return false
+	}
+	list := false
+	for p := d.v.Nodes[i].Parent; p != 0; {
+		j := d.index(p)
+		if j < 0 {
+			break
+		}
+		switch d.v.Nodes[j].Role {
+		case screen.RoleDialog, screen.RoleMenu:
+			return false
+		case screen.RoleList:
+			list = true
+		}
+		p = d.v.Nodes[j].Parent
+	}
+	return list
 }
 
 // inDialog reports whether n is inside a dialog of the screen.

@@ -27,8 +27,13 @@
 //     by `make commit-model`. The screen's context adds fixed bonuses to
 //     its scores. Costs are not symmetric: when the model finds it more
 //     likely that a control commits nothing but gives a payment, transfer,
-//     purchase, delete, message, post or call askAt or more, it asks, and
-//     the evidence says so with its confidence.
+//     purchase, delete, message, post or call askAt or more, it asks; so
+//     does it, with its likeliest kind, when "nothing" is under noneBelow
+//     and some kind reaches askAt. The evidence says so with its
+//     confidence. The model does not judge a row of a list on the screen
+//     itself (not in a dialog or a menu): such rows show what people
+//     wrote or keep, which the corpus of apps' own strings never taught
+//     it; the tables judge them alone.
 //
 // The real-app corpus is split by app: the held-out apps (heldOut in the
 // tests) are read only by TestHeldOut, which gives BENCHMARKS.md its

@@ -65,6 +65,10 @@ const (
 	fTable     = 't'
 	fTableRole = 'T'
 	fTableApp  = 'A'
+	fRoleWord  = 'W'
+	fAppWord   = 'V'
+	fStem      = 'P'
+	fCJKEdge   = 'j'
 )
 
 // featureHash is FNV-1a over a family byte and a string, with digits folded
@@ -145,8 +149,10 @@ func (f *featureSet) weights() (chars, word float64) {
 }
 
 // features returns the features of in, appended to out: the character 1- to 4-grams
-// of the text with a space at each end; its words, word pairs, first and
-// last words (alone, with the role and with the app's class); the role,
+// of the text with a space at each end; its words (alone, with the role
+// and with the app's class), word pairs, first and last words (likewise),
+// the first word's stem (alone and with the role), a CJK label's first
+// and last two characters; the role,
 // the app's class, the text's shape (length, a question, a trailing colon,
 // an ellipsis or chevron, an amount), and what the word tables found in
 // it.
@@ -197,7 +203,8 @@ func features(in *modelInput, out []uint32) featureSet {
 			first = w
 		}
 		last = w
-		out = append(out, startHash(fWord).str(w).final())
+		out = append(out, startHash(fWord).str(w).final(),
+			startHash(fRoleWord).tag(r).str(w).final(), startHash(fAppWord).tag(a).str(w).final())
 		if prev != "" {
 			out = append(out, startHash(fBigram).str(prev).sep().str(w).final())
 		}
@@ -208,6 +215,16 @@ func features(in *modelInput, out []uint32) featureSet {
 			startHash(fFirst).str(first).final(), startHash(fLast).str(last).final(),
 			startHash(fRoleFirst).tag(r).str(first).final(), startHash(fRoleLast).tag(r).str(last).final(),
 			startHash(fAppFirst).tag(a).str(first).final(), startHash(fAppLast).tag(a).str(last).final())
+		// The first word's first five letters stand for its verb's stem
+		// ("Deleting", "Delete"); a CJK label, which has no spaces, has its
+		// first and last two characters instead.
+		stem := prefixRunes(first, 5)
+		out = append(out, startHash(fStem).str(stem).final(), startHash(fStem).tag(r).str(stem).final())
+		if hasCJK(t) {
+			head, tail := prefixRunes(t, 2), suffixRunes(t, 2)
+			out = append(out, startHash(fCJKEdge).str(head).final(), startHash(fCJKEdge).tag('>').str(tail).final(),
+				startHash(fCJKEdge).tag(r).str(head).final(), startHash(fCJKEdge).tag(a).str(head).final())
+		}
 	}
 	f.word = len(out) - f.chars
 
@@ -300,4 +317,25 @@ func tableFeatures(tables []match, t string, r, a byte, out []uint32) []uint32 {
 		out = append(out, startHash(fTable).str("none").final())
 	}
 	return out
+}
+
+// prefixRunes is the first n runes of s.
+func prefixRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// suffixRunes is the last n runes of s.
+func suffixRunes(s string, n int) string {
+	i := len(s)
+	for ; i > 0 && n > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
 }
