@@ -268,10 +268,9 @@ func TestOfflineGrace(t *testing.T) {
 	// Offline past the grace: the lease ends.
 	f.drv.setOnline("sim-android-1", false)
 	waitUntil(t, func() bool {
-		f.m.mu.Lock()
-		defer f.m.mu.Unlock()
-		_, off := f.m.offline["sim-android-1"]
-		return off
+		_, err := s.Observe(ctx, "sim-android-1", false, false)
+		e, ok := AsError(err)
+		return ok && e.Code == CodeDeviceOffline
 	})
 	f.m.sweep(time.Now().Add(2 * time.Hour))
 	_, err := s.Observe(ctx, "sim-android-1", false, false)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/lease"
 )
 
 // The driver calls a tool makes on a leased phone live no longer than the
@@ -34,9 +35,9 @@ type leaseCalls struct {
 }
 
 // leaseEnd is the cause of a lease's calls' end: how its task ended.
-type leaseEnd struct{ outcome string }
+type leaseEnd struct{ outcome lease.Outcome }
 
-func (e leaseEnd) Error() string { return "the lease ended: " + e.outcome }
+func (e leaseEnd) Error() string { return "the lease ended: " + string(e.outcome) }
 
 // errTakenOver is the cause of the acting calls' end at take-over.
 var errTakenOver = errors.New("the person took the phone over")
@@ -51,7 +52,7 @@ func (c *leaseCalls) callsLocked() context.Context {
 
 // endCalls ends the calls of l: its task ended with outcome. The first end
 // wins; later ones change nothing.
-func (m *Manager) endCalls(tk *task, outcome string) {
+func (m *Manager) endCalls(tk *task, outcome lease.Outcome) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := &tk.calls
@@ -65,14 +66,17 @@ func (m *Manager) endCalls(tk *task, outcome string) {
 }
 
 // takeOverCallsLocked ends the acting calls in flight on device: the
-// person takes it. m.mu is held.
+// person takes it. It asks no lease table (m.mu is held): every task on
+// the device, the one whose lease holds it now included, ends its acting
+// calls.
 func (m *Manager) takeOverCallsLocked(device string) {
-	l, ok := m.leases[device]
-	if !ok || l.calls.stopActs == nil {
-		return
+	for _, tk := range m.tasks {
+		if tk.device != device || tk.calls.stopActs == nil {
+			continue
+		}
+		tk.calls.stopActs(errTakenOver)
+		tk.calls.acts, tk.calls.stopActs = nil, nil
 	}
-	l.calls.stopActs(errTakenOver)
-	l.calls.acts, l.calls.stopActs = nil, nil
 }
 
 // leaseEnded returns what the agent reads when l ended while it waited for
@@ -100,11 +104,11 @@ func endError(tk *task, cause error, inFlight bool) *Error {
 		}
 		return Errorf(CodePersonInControl, "the person is using %s; reads work, actions wait until they hand it back. Observe later", tk.device)
 	}
-	outcome := "ended"
+	outcome := lease.Outcome("ended")
 	if e, ok := cause.(leaseEnd); ok {
 		outcome = e.outcome
 	}
-	if outcome == "stopped" {
+	if outcome == lease.Stopped {
 		return Errorf(CodeStopped, "the person stopped you on %s (task %q)%s; do not use it for this task. Tell the user", tk.device, tk.text, maybe)
 	}
 	return Errorf(CodeNotLeased, "your lease on %s ended (%s)%s; connect again with phone_connect if the task goes on", tk.device, outcome, maybe)

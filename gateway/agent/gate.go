@@ -149,14 +149,12 @@ func withheld(code Code, format string, args ...any) *Error {
 // after says whether the read follows the agent's own action (which did
 // happen).
 func (m *Manager) outOfTask(device string, view *screen.View, after bool) error {
-	m.mu.Lock()
-	l, ok := m.leases[device]
+	l, ok := m.leases.Get(device)
 	var apps []string
 	var task string
 	if ok {
-		apps, task = l.apps, l.text
+		apps, task = l.Apps, l.Task
 	}
-	m.mu.Unlock()
 	app := view.App
 	if len(apps) == 0 || app.System || app.ID == "" || view.LockState == sdk.LockLocked || inList(apps, app.ID, app.Label) {
 		return nil

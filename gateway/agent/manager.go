@@ -14,6 +14,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/lease"
 	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 
@@ -37,9 +38,15 @@ type Config struct {
 	MediaDir string
 	// Media saves screenshots in the background; nil takes none.
 	Media *history.MediaWriter
-	// IdleTimeout ends a lease nobody used for this long (default 10 min).
+	// Leases is the lease table: who holds which phone, and the rules by
+	// which leases start, move between sessions and end (package lease).
+	// nil is a lease.Memory with IdleTimeout and OfflineGrace.
+	Leases lease.Table
+	// IdleTimeout ends a lease nobody used for this long, in the default
+	// lease table (lease.DefaultIdleTimeout when zero).
 	IdleTimeout time.Duration
-	// OfflineGrace is how long a lease survives its phone being offline (default 60 s).
+	// OfflineGrace is how long a lease survives its phone being offline, in
+	// the default lease table (lease.DefaultOfflineGrace when zero).
 	OfflineGrace time.Duration
 	// SettleCap bounds the wait for a screen to settle after an action (default 3 s).
 	SettleCap time.Duration
@@ -67,12 +74,6 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.IdleTimeout <= 0 {
-		c.IdleTimeout = 10 * time.Minute
-	}
-	if c.OfflineGrace <= 0 {
-		c.OfflineGrace = 60 * time.Second
-	}
 	if c.SettleCap <= 0 {
 		c.SettleCap = 3 * time.Second
 	}
@@ -81,6 +82,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Leases == nil {
+		c.Leases = lease.NewMemory(lease.Config{IdleTimeout: c.IdleTimeout, OfflineGrace: c.OfflineGrace, Logger: c.Logger})
 	}
 	if c.Watcher == nil {
 		c.Watcher = noWatcher{}
@@ -91,23 +95,26 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Manager is the agent side of the gateway: it owns the leases, the screen
-// model of each phone, and the sessions of connected agents.
+// Manager is the agent side of the gateway: the sessions of connected
+// agents, the agent side of each leased task, and the screen model of each
+// phone. Who holds which phone, and the rules by which leases end, are the
+// lease table's (Config.Leases): the Manager asks it, and keeps nothing of
+// those rules itself.
 //
-// Locking: mu guards leases, phones and sessions. It is never held across a
-// driver call or a store write. A phone's act mutex serializes its actions;
-// it is taken before mu when both are needed, never after.
+// Locking: mu guards tasks, phones, sessions and withHand. It is never held
+// across a driver call, a store write or a call to the lease table (a
+// shared table's call is a store write). A phone's act mutex serializes its
+// actions; it is taken before mu when both are needed, never after.
 type Manager struct {
-	cfg Config
-	log *slog.Logger
+	cfg    Config
+	log    *slog.Logger
+	leases lease.Table
 
 	mu       sync.Mutex
-	leases   map[string]*task  // by device id
+	tasks    map[string]*task  // by task id (lease.Lease.TaskID)
 	phones   map[string]*phone // by device id, created on first use
 	sessions map[string]*Session
-	offline  map[string]time.Time     // devices offline since
 	withHand map[string]chan struct{} // phones the person has in hand, closed on hand-back
-	stopped  map[string]stopInfo      // by device: the session the person stopped there
 	pinKey   []byte                   // keys the hash of refused PINs (wake.go)
 }
 
@@ -129,25 +136,24 @@ type phone struct {
 	refusedPIN  []byte    // keyed hash of the saved PIN the phone refused
 }
 
-// task is the state of one leased task: what its calls share. For now it
-// holds the lease's rules too (who holds it, since when, its last use,
-// parked or not).
+// task is the agent side of one leased task: what its calls share. The
+// lease itself (who holds it, since when, its last use, parked or not) is
+// the lease table's; a task lives in Manager.tasks, under its lease's task
+// id, from just before the table takes the lease until the lease ends.
+//
+// id, device, text and apps are the task's own: set when it starts and
+// never changed, the same as the lease's TaskID, Device, Task and Apps,
+// so that its calls need not ask the table for them. The other fields are
+// guarded by Manager.mu.
 type task struct {
-	device   string
-	session  *Session
 	id       string // the task's id in the history
+	device   string
 	text     string // what the agent said it does
 	apps     []string
-	since    time.Time
-	lastUsed time.Time
 	display  int          // the background display the task runs on; 0 is the phone's own screen
 	seq      int          // steps recorded so far
 	last     *screen.View // the view the agent saw last
 	shotView *screen.View // the view of the task's latest screenshot
-	// parkKey and parkedUntil are set while the lease waits for its agent
-	// to come back in a new session (resume.go).
-	parkKey     string
-	parkedUntil time.Time
 	// calls ends the driver calls made for the lease when it ends (calls.go).
 	calls leaseCalls
 }
@@ -156,9 +162,9 @@ type task struct {
 func NewManager(cfg Config) *Manager {
 	cfg = cfg.withDefaults()
 	return &Manager{
-		cfg: cfg, log: cfg.Logger,
-		leases: map[string]*task{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
-		offline: map[string]time.Time{}, withHand: map[string]chan struct{}{}, stopped: map[string]stopInfo{},
+		cfg: cfg, log: cfg.Logger, leases: cfg.Leases,
+		tasks: map[string]*task{}, phones: map[string]*phone{}, sessions: map[string]*Session{},
+		withHand: map[string]chan struct{}{},
 	}
 }
 
@@ -184,73 +190,70 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 }
 
+// deviceEvent tells the lease table which phones are offline: their
+// leases end once the offline grace passes.
 func (m *Manager) deviceEvent(ev driverhost.Event) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	switch ev.Kind {
 	case driverhost.EventOffline, driverhost.EventRemoved:
-		if _, ok := m.offline[ev.Device.ID]; !ok {
-			m.offline[ev.Device.ID] = time.Now()
-		}
+		m.leases.SetOnline(ev.Device.ID, false, time.Now())
 	case driverhost.EventOnline, driverhost.EventAdded:
 		if ev.Device.Online {
-			delete(m.offline, ev.Device.ID)
+			m.leases.SetOnline(ev.Device.ID, true, time.Time{})
 		}
 	case driverhost.EventResync:
 		online := map[string]bool{}
 		for _, d := range m.cfg.Drivers.Devices() {
 			online[d.ID] = online[d.ID] || d.Online
 		}
-		for id := range m.leases {
-			if online[id] {
-				delete(m.offline, id)
-			} else if _, ok := m.offline[id]; !ok {
-				m.offline[id] = time.Now()
-			}
+		now := time.Now()
+		for _, l := range m.leases.List() {
+			m.leases.SetOnline(l.Device, online[l.Device], now)
 		}
 	}
 }
 
-// sweep ends leases idle for IdleTimeout or offline for OfflineGrace, and
-// parked leases whose agent did not come back within their grace.
+// sweep ends the leases the table finds due at now: idle for the idle
+// timeout, offline past the grace, or parked past theirs.
 func (m *Manager) sweep(now time.Time) {
-	var ended []*task
-	var outcomes []string
+	for _, e := range m.leases.Sweep(now) {
+		m.endTask(e.Lease, e.Outcome)
+	}
+}
+
+// task returns the agent side of a lease's task, or nil when it has ended
+// (or the lease is not this Manager's: another gateway's, in a shared
+// table).
+func (m *Manager) task(id string) *task {
 	m.mu.Lock()
-	for id, l := range m.leases {
-		outcome := ""
-		if since, ok := m.offline[id]; ok && now.Sub(since) >= m.cfg.OfflineGrace {
-			outcome = "offline"
-		} else if now.Sub(l.lastUsed) >= m.cfg.IdleTimeout {
-			outcome = "expired"
-		} else if l.parkExpired(now) {
-			outcome = "session_closed"
-		}
-		if outcome != "" {
-			delete(m.leases, id)
-			ended = append(ended, l)
-			outcomes = append(outcomes, outcome)
-		}
+	defer m.mu.Unlock()
+	return m.tasks[id]
+}
+
+// endTask ends the task of a lease the table has ended: its calls, its
+// display, its history and the person's event.
+func (m *Manager) endTask(l lease.Lease, outcome lease.Outcome) {
+	m.mu.Lock()
+	tk := m.tasks[l.TaskID]
+	delete(m.tasks, l.TaskID)
+	display := 0
+	if tk != nil {
+		display = tk.display
 	}
 	m.mu.Unlock()
-	for i, l := range ended {
-		m.endTask(l, outcomes[i])
+	if tk != nil {
+		m.endCalls(tk, outcome) // first: a call waiting on the driver returns now
 	}
-}
-
-func (m *Manager) endTask(tk *task, outcome string) {
-	m.endCalls(tk, outcome) // first: a call waiting on the driver returns now
-	m.log.Info("lease ended", "device", tk.device, "task", tk.id, "outcome", outcome)
+	m.log.Info("lease ended", "device", l.Device, "task", l.TaskID, "outcome", outcome)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := m.cfg.Store.EndTask(ctx, tk.id, time.Now(), outcome); err != nil {
-		m.log.Error("ending a task in the history", "task", tk.id, "err", err)
+	if err := m.cfg.Store.EndTask(ctx, l.TaskID, time.Now(), string(outcome)); err != nil {
+		m.log.Error("ending a task in the history", "task", l.TaskID, "err", err)
 	}
-	m.cfg.Watcher.TaskEnded(tk.device, tk.id)
-	if tk.display != 0 {
+	m.cfg.Watcher.TaskEnded(l.Device, l.TaskID)
+	if display != 0 {
 		m.removeDisplay(tk)
 	}
-	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: tk.device, Agent: tk.session.client.Name, Task: tk.id, Data: map[string]string{"outcome": outcome}})
+	m.cfg.Events.Publish(events.Event{Kind: events.LeaseEnded, Device: l.Device, Agent: l.Holder.Agent, Task: l.TaskID, Data: map[string]string{"outcome": string(outcome)}})
 }
 
 func (m *Manager) phone(id string) *phone {
@@ -301,15 +304,20 @@ func (m *Manager) HandBack(device string) error {
 
 // Leases describes the current leases, for the person's clients.
 func (m *Manager) Leases() []LeaseStatus {
+	ls := m.leases.List()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]LeaseStatus, 0, len(m.leases))
-	for _, l := range m.leases {
-		_, withPerson := m.withHand[l.device]
-		out = append(out, LeaseStatus{
-			Device: l.device, Agent: l.session.client.Name, Task: l.text, TaskID: l.id,
-			Since: l.since, LastUsed: l.lastUsed, Steps: l.seq, WithPerson: withPerson, ParkedUntil: l.parkedUntil, Display: l.display,
-		})
+	out := make([]LeaseStatus, 0, len(ls))
+	for _, l := range ls {
+		_, withPerson := m.withHand[l.Device]
+		st := LeaseStatus{
+			Device: l.Device, Agent: l.Holder.Agent, Task: l.Task, TaskID: l.TaskID,
+			Since: l.Since, LastUsed: l.LastUsed, WithPerson: withPerson, ParkedUntil: l.ParkedUntil,
+		}
+		if tk, ok := m.tasks[l.TaskID]; ok {
+			st.Steps, st.Display = tk.seq, tk.display
+		}
+		out = append(out, st)
 	}
 	return out
 }

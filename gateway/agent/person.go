@@ -1,42 +1,54 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pinky-gateway/pinky/gateway/lease"
+)
 
 // Stop ends the lease on device at the person's word: its task ends as
 // "stopped", and the agent's calls on it answer stopped, from the next one
 // and at once for one that waits: on the driver, however long it hangs
 // (calls.go), for an approval (its card is denied), or in phone_ask_person.
+//
+// The table ends the lease, and holds its session off the phone for the
+// task (lease.Table.Stop), before an agent waiting in phone_ask_person
+// wakes: it reads the stop.
 func (m *Manager) Stop(device string) error {
+	l, err := m.leases.Stop(device)
 	m.mu.Lock()
-	l, ok := m.leases[device]
-	if ok {
-		delete(m.leases, device)
-		m.stopped[device] = stopInfo{session: l.session, task: l.text}
-	}
 	if ch, asked := m.withHand[device]; asked {
 		close(ch)
 		delete(m.withHand, device)
 	}
-	m.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("no agent holds %s", device)
+	var tk *task
+	if err == nil {
+		tk = m.tasks[l.TaskID]
 	}
-	m.endCalls(l, "stopped") // before the history is written: waiting calls return now
-	m.denyOpen(l)
-	m.endTask(l, "stopped")
+	m.mu.Unlock()
+	if _, refused := lease.AsError(err); refused {
+		return fmt.Errorf("no agent holds %s", device)
+	} else if err != nil {
+		return fmt.Errorf("stopping the lease on %s: %w", device, err)
+	}
+	if tk != nil {
+		m.endCalls(tk, lease.Stopped) // before the history is written: waiting calls return now
+	}
+	m.denyOpen(l.TaskID)
+	m.endTask(l, lease.Stopped)
 	return nil
 }
 
-// denyOpen denies the approvals that l's task still waits for: the agent
+// denyOpen denies the approvals that a task still waits for: the agent
 // was stopped, so nothing it asked may run. Its waiting call wakes and
 // answers stopped.
-func (m *Manager) denyOpen(tk *task) {
+func (m *Manager) denyOpen(taskID string) {
 	book := m.cfg.Approvals
 	if book == nil {
 		return
 	}
 	for _, c := range book.List(true) {
-		if c.TaskID == tk.id {
+		if c.TaskID == taskID {
 			book.Decide(c.ID, false, false, "the person stopped the agent") //nolint:errcheck // decided meanwhile: nothing to end
 		}
 	}
@@ -44,26 +56,13 @@ func (m *Manager) denyOpen(tk *task) {
 
 // StopAll ends every lease, as Stop does, and reports how many it ended.
 func (m *Manager) StopAll() int {
-	m.mu.Lock()
-	devices := make([]string, 0, len(m.leases))
-	for d := range m.leases {
-		devices = append(devices, d)
-	}
-	m.mu.Unlock()
 	n := 0
-	for _, d := range devices {
-		if m.Stop(d) == nil {
+	for _, l := range m.leases.List() {
+		if m.Stop(l.Device) == nil {
 			n++
 		}
 	}
 	return n
-}
-
-// stopInfo remembers whom the person stopped on a phone: that session may
-// not take the phone again for the same task.
-type stopInfo struct {
-	session *Session
-	task    string
 }
 
 // TakeOver gives the phone to the person: the agent's actions on it answer

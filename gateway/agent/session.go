@@ -12,6 +12,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
+	"github.com/pinky-gateway/pinky/gateway/lease"
 	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
@@ -36,6 +37,18 @@ func (s *Session) ID() string { return s.id }
 // Client is the agent program of the session.
 func (s *Session) Client() Client { return s.client }
 
+// holder is the session as the lease table knows it.
+func (s *Session) holder() lease.Holder {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+	return s.holderLocked()
+}
+
+// holderLocked is holder; the caller holds Manager.mu.
+func (s *Session) holderLocked() lease.Holder {
+	return lease.Holder{Session: s.id, Agent: s.client.Name, Version: s.client.Version, ResumeKey: s.resumeKey}
+}
+
 // SetClient records the agent's name and version once MCP's initialize
 // has told them, and the session with them.
 func (s *Session) SetClient(ctx context.Context, c Client) error {
@@ -48,7 +61,9 @@ func (s *Session) SetClient(ctx context.Context, c Client) error {
 	s.agentID = c.Name + "@" + c.Version
 	first := !s.recorded
 	s.recorded = true
+	h := s.holderLocked()
 	s.m.mu.Unlock()
+	s.m.leases.Update(h) // its leases show, and resume by, the agent's name
 	err := s.m.cfg.Store.UpsertAgent(ctx, history.Agent{ID: s.agentID, Name: c.Name, Version: c.Version, FirstSeen: now, LastSeen: now})
 	if err != nil {
 		err = fmt.Errorf("recording the agent: %w", err)
@@ -71,18 +86,11 @@ func (s *Session) SetClient(ctx context.Context, c Client) error {
 // Close ends the session and the leases it holds, except those Park kept.
 func (s *Session) Close() {
 	m := s.m
-	var ended []*task
 	m.mu.Lock()
 	delete(m.sessions, s.id)
-	for id, l := range m.leases {
-		if l.session == s && l.parkedUntil.IsZero() {
-			delete(m.leases, id)
-			ended = append(ended, l)
-		}
-	}
 	m.mu.Unlock()
-	for _, l := range ended {
-		m.endTask(l, "session_closed")
+	for _, l := range m.leases.Close(s.id) {
+		m.endTask(l, lease.SessionClosed)
 	}
 	m.mu.Lock()
 	recorded := s.recorded
@@ -101,8 +109,11 @@ func (s *Session) Close() {
 func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
 	m := s.m
 	devs := m.cfg.Drivers.Devices()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	held := map[string]lease.Lease{}
+	for _, l := range m.leases.List() {
+		held[l.Device] = l
+	}
+	h, now := s.holder(), time.Now()
 	seen := map[string]bool{}
 	var out []Phone
 	for _, d := range devs {
@@ -111,11 +122,11 @@ func (s *Session) Phones(ctx context.Context) ([]Phone, error) {
 		}
 		seen[d.ID] = true
 		p := Phone{ID: d.ID, Name: d.Name, Model: d.Model, Platform: string(d.Platform), Online: d.Online, Locked: d.LockState == sdk.LockLocked}
-		if l, ok := m.leases[d.ID]; ok {
-			yours := l.session == s || s.mayResume(l)
-			p.Lease = &LeaseInfo{Agent: l.session.client.Name, Task: l.text, Yours: yours, Since: l.since}
+		if l, ok := held[d.ID]; ok {
+			yours := l.Holder.Session == s.id || lease.MayResume(h, l, now)
+			p.Lease = &LeaseInfo{Agent: l.Holder.Agent, Task: l.Task, Yours: yours, Since: l.Since}
 			if yours {
-				p.Lease.TaskID = l.id
+				p.Lease.TaskID = l.TaskID
 			}
 		}
 		out = append(out, p)
@@ -143,31 +154,23 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 		return nil, err
 	}
 	now := time.Now()
-	l := &task{device: device, session: s, id: newID("t"), text: text, apps: slices.Clone(req.Apps), since: now, lastUsed: now}
+	l := &task{id: newID("t"), device: device, text: text, apps: slices.Clone(req.Apps)}
+	// The task is known before its lease is: a call that the table lets
+	// use the phone finds its task.
 	m.mu.Lock()
-	if st, ok := m.stopped[device]; ok && st.session == s && st.task == text {
-		m.mu.Unlock()
-		return nil, Errorf(CodeStopped, "the person stopped you on %s for the task %q; do not take it again for this task", device, text)
-	}
-	if held, ok := m.leases[device]; ok {
-		mine := held.session == s || s.takeOver(held)
-		m.mu.Unlock()
-		if mine {
-			return nil, Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, held.text)
-		}
-		return nil, heldError(device, held)
-	}
-	m.leases[device] = l
+	m.tasks[l.id] = l
 	m.mu.Unlock()
+	if _, err := m.leases.Take(lease.Lease{Device: device, Holder: s.holder(), TaskID: l.id, Task: text, Apps: l.apps, Since: now}); err != nil {
+		m.forget(l)
+		return nil, s.connectError(device, text, err)
+	}
 	if req.Background {
 		drv, err := s.driver(device)
 		if err == nil {
 			err = s.background(ctx, drv, m.phone(device), l)
 		}
 		if err != nil {
-			m.mu.Lock()
-			delete(m.leases, device)
-			m.mu.Unlock()
+			m.drop(l)
 			return nil, err
 		}
 	}
@@ -184,9 +187,7 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	}
 	_ = model
 	if err := m.cfg.Store.StartTask(ctx, history.Task{ID: l.id, SessionID: s.id, AgentID: s.agentID, DeviceID: device, Text: text, Apps: l.apps, StartedAt: now}); err != nil {
-		m.mu.Lock()
-		delete(m.leases, device)
-		m.mu.Unlock()
+		m.drop(l)
 		m.log.Error("recording the task", "task", l.id, "err", err)
 		return nil, unrecorded(err, "the phone was not connected. Tell the person: pinky status says what to fix")
 	}
@@ -209,12 +210,56 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	return obs, err
 }
 
+// forget removes a task that never got its lease.
+func (m *Manager) forget(tk *task) {
+	m.mu.Lock()
+	delete(m.tasks, tk.id)
+	m.mu.Unlock()
+}
+
+// drop removes a task that got its lease but could not start: nothing
+// happened in it, so it ends with no outcome.
+func (m *Manager) drop(tk *task) {
+	m.leases.Drop(tk.id)
+	m.forget(tk)
+}
+
+// connectError is the agent's error for the lease table's refusal of a
+// phone_connect for the task text.
+func (s *Session) connectError(device, text string, err error) error {
+	e, ok := lease.AsError(err)
+	switch {
+	case ok && e.Reason == lease.ErrStopped:
+		return Errorf(CodeStopped, "the person stopped you on %s for the task %q; do not take it again for this task", device, text)
+	case ok && e.Reason == lease.ErrYours:
+		return Errorf(CodeInvalidArgument, "you already hold %s for the task %q; release it first to start another task", device, e.Lease.Task)
+	}
+	return s.leaseError(err)
+}
+
+// leaseError is the agent's error for the lease table's refusal to let the
+// session use or release a phone. An error that is not a refusal (a shared
+// table's store failing) is the gateway's, not the agent's.
+func (s *Session) leaseError(err error) error {
+	e, ok := lease.AsError(err)
+	if !ok {
+		return fmt.Errorf("the lease table: %w", err)
+	}
+	switch e.Reason {
+	case lease.ErrHeld, lease.ErrYours:
+		return heldError(e.Device, e.Lease)
+	case lease.ErrStopped:
+		return Errorf(CodeStopped, "the person stopped you on %s (task %q); do not use it for this task. Tell the user", e.Device, e.StoppedTask)
+	case lease.ErrOffline:
+		return s.offlineError(e.Device, e.Since, e.Until)
+	}
+	return Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", e.Device)
+}
+
 // pickDevice returns the requested phone, or the only free online one.
 func (s *Session) pickDevice(want string) (string, error) {
 	m := s.m
 	devs := m.cfg.Drivers.Devices()
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if want != "" {
 		for _, d := range devs {
 			if d.ID == want {
@@ -223,9 +268,13 @@ func (s *Session) pickDevice(want string) (string, error) {
 		}
 		return "", Errorf(CodeNotFound, "there is no phone %q; phone_list shows the phones", want)
 	}
+	held := map[string]bool{}
+	for _, l := range m.leases.List() {
+		held[l.Device] = true
+	}
 	var free []string
 	for _, d := range devs {
-		if _, held := m.leases[d.ID]; d.Online && !held && !d.Duplicate && !slices.Contains(free, d.ID) {
+		if d.Online && !held[d.ID] && !d.Duplicate && !slices.Contains(free, d.ID) {
 			free = append(free, d.ID)
 		}
 	}
@@ -238,54 +287,51 @@ func (s *Session) pickDevice(want string) (string, error) {
 	return "", Errorf(CodeInvalidArgument, "%d phones are free (%s): name one in device", len(free), strings.Join(free, ", "))
 }
 
-func heldError(device string, tk *task) *Error {
-	return Errorf(CodeLeaseHeld, "%s is in use by %q for the task %q; pick another phone with phone_list, or wait until it is released", device, tk.session.client.Name, tk.text)
+// heldError is the agent's error for a phone another session holds.
+func heldError(device string, l lease.Lease) *Error {
+	return Errorf(CodeLeaseHeld, "%s is in use by %q for the task %q; pick another phone with phone_list, or wait until it is released", device, l.Holder.Agent, l.Task)
 }
 
 // Release ends the lease and its task.
 func (s *Session) Release(ctx context.Context, device string) error {
 	m := s.m
-	m.mu.Lock()
-	l, ok := m.leases[device]
-	if !ok || (l.session != s && !s.takeOver(l)) {
-		m.mu.Unlock()
-		return s.notHeld(device, l)
+	l, err := m.leases.Release(s.holder(), device)
+	if err != nil {
+		return s.leaseError(err)
 	}
-	delete(m.leases, device)
-	m.mu.Unlock()
-	(&call{s: s, task: l, device: device, tool: ToolRelease, args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
-	m.endTask(l, "released")
+	if tk := m.task(l.TaskID); tk != nil {
+		(&call{s: s, task: tk, device: device, tool: ToolRelease, args: map[string]any{"device": device}, started: time.Now()}).record(ctx, nil, "")
+	}
+	m.endTask(l, lease.Released)
 	return nil
 }
 
-func (s *Session) notHeld(device string, tk *task) *Error {
-	if tk != nil {
-		return heldError(device, tk)
-	}
-	if st, ok := s.m.stopped[device]; ok && st.session == s {
-		return Errorf(CodeStopped, "the person stopped you on %s (task %q); do not use it for this task. Tell the user", device, st.task)
-	}
-	return Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", device)
-}
-
-// hold returns the session's lease on device, and checks that the phone
-// can be used now.
+// hold returns the task of the session's lease on device, marks the lease
+// used, and checks that the phone can be used now.
 func (s *Session) hold(device string) (*task, error) {
 	m := s.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	l, ok := m.leases[device]
-	if !ok || (l.session != s && !s.takeOver(l)) {
-		return nil, s.notHeld(device, l)
+	h := s.holder()
+	for try := 0; ; try++ {
+		l, err := m.leases.Use(h, device)
+		if err != nil {
+			return nil, s.leaseError(err)
+		}
+		if tk := m.task(l.TaskID); tk != nil {
+			return tk, nil
+		}
+		if try > 0 {
+			// Held in the table, but not a task of this gateway's: a shared
+			// table's lease taken elsewhere.
+			return nil, Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", device)
+		}
+		// The lease ended between the two (the person's stop, a sweep):
+		// the table says why on the next try.
 	}
-	l.lastUsed = time.Now()
-	if since, off := m.offline[device]; off {
-		return nil, s.offlineError(device, since)
-	}
-	return l, nil
 }
 
-func (s *Session) offlineError(device string, since time.Time) *Error {
+// offlineError is the agent's error for a held phone that is offline
+// since since; its lease ends at until unless it comes back.
+func (s *Session) offlineError(device string, since, until time.Time) *Error {
 	for _, d := range s.m.cfg.Drivers.Drivers() {
 		if d.State == driverhost.StateRestarting || d.State == driverhost.StateStarting {
 			for _, dev := range s.m.cfg.Drivers.Devices() {
@@ -295,7 +341,7 @@ func (s *Session) offlineError(device string, since time.Time) *Error {
 			}
 		}
 	}
-	left := s.m.cfg.OfflineGrace - time.Since(since)
+	left := time.Until(until)
 	return Errorf(CodeDeviceOffline, "%s is offline since %s; your lease is kept for %s more. Wait, then observe", device, since.Format(time.TimeOnly), left.Round(time.Second))
 }
 

@@ -161,16 +161,12 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 	for {
 		select {
 		case <-back:
-			s.m.mu.Lock()
-			l.lastUsed = time.Now()
-			s.m.mu.Unlock()
+			m.leases.Touch(l.id)
 			return s.observeFrom(ctx, started, device, ToolAskPerson, args, true, false)
 		case <-ctx.Done():
 			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"))
 		case <-tick.C:
-			s.m.mu.Lock()
-			l.lastUsed = time.Now() // waiting for the person is not idling
-			s.m.mu.Unlock()
+			m.leases.Touch(l.id) // waiting for the person is not idling
 			if progress != nil {
 				progress(time.Since(started).Seconds(), 0, "waiting for the person to hand the phone back")
 			}

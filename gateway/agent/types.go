@@ -1,7 +1,16 @@
 // Package agent is the agent's side of the gateway: sessions (one per MCP
-// connection), leases on phones with the task they serve, and the one
-// pipeline every acting tool passes: lease and scope → policy and approval
-// → execute through the driver → settle → read and diff → record.
+// connection), the tasks they lease phones for, and the one pipeline every
+// acting tool passes: lease and scope → policy and approval → execute
+// through the driver → settle → read and diff → record.
+//
+// The lease rules live in package lease: who holds which phone, the idle
+// timeout, the offline grace, parked leases and who may resume them, and
+// the person's stop. A Manager asks its lease.Table (Config.Leases) at
+// every connect, call, release, stop, park and sweep, and turns the
+// table's refusals into the agent's errors. What it keeps of a task, under
+// the lease's task id, is the agent side's: the screen the agent saw last,
+// the steps recorded, the background display, and the contexts that end
+// the task's driver calls with the lease.
 package agent
 
 import "time"
