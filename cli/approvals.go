@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
-	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/home"
 )
 
@@ -26,7 +25,7 @@ rule), the element it aims at, and the screen the agent saw. Decide with
 a minute after it opened.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var cards []approval.Card
+			var cards []api.Card
 			if err := call(cmd.Context(), api.MethodApprovals, api.ApprovalFilter{All: all}, &cards); err != nil {
 				return err
 			}
@@ -71,7 +70,7 @@ func newDenyCmd() *cobra.Command {
 }
 
 func decide(cmd *cobra.Command, p api.DecideParams) error {
-	var c approval.Card
+	var c api.Card
 	if err := call(cmd.Context(), api.MethodDecide, p, &c); err != nil {
 		return err
 	}
@@ -83,7 +82,7 @@ func decide(cmd *cobra.Command, p api.DecideParams) error {
 // card came from an agent or a phone: each value goes through show, each
 // line of the screen too, so nothing in it can move the cursor, clear the
 // terminal, start a line of its own or reorder what is read.
-func printCards(w io.Writer, cards []approval.Card) {
+func printCards(w io.Writer, cards []api.Card) {
 	if len(cards) == 0 {
 		fmt.Fprintln(w, "no approvals waiting")
 		return
@@ -93,11 +92,11 @@ func printCards(w io.Writer, cards []approval.Card) {
 			fmt.Fprintln(w)
 		}
 		left := ""
-		if c.Status == approval.Pending {
+		if c.Status == api.ApprovalPending {
 			left = fmt.Sprintf(" · %s left", time.Until(c.ExpiresAt).Round(time.Second))
 		}
 		id := show(c.ID)
-		fmt.Fprintf(w, "%s  %s%s\n", id, show(strings.ToUpper(string(c.Status))), left)
+		fmt.Fprintf(w, "%s  %s%s\n", id, show(strings.ToUpper(c.Status)), left)
 		if c.Summary != "" {
 			fmt.Fprintf(w, "  approve %s\n", show(c.Summary)) // what the screen says is committed
 		}
@@ -116,7 +115,7 @@ func printCards(w io.Writer, cards []approval.Card) {
 			}
 			fmt.Fprintf(w, "  picture %s (the target framed in red)\n", show(where))
 		}
-		if c.Status == approval.Pending {
+		if c.Status == api.ApprovalPending {
 			fmt.Fprintf(w, "  decide  pinky approve %s   |   pinky deny %s --reason \"…\"\n", id, id)
 			if c.ForTaskCovers != "" {
 				fmt.Fprintf(w, "          pinky approve %s --for-task also allows %s\n", id, show(c.ForTaskCovers))

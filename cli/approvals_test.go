@@ -8,7 +8,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/internal/e2e"
 
-	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
 // TestApprovalsThroughMCP: an agent taps Send in the virtual Messages; the
@@ -30,9 +30,9 @@ func TestApprovalsThroughMCP(t *testing.T) {
 		t.Helper()
 		h.OK("phone_type", with("field", "Text message", "text", text), text)
 	}
-	pending := func() approval.Card {
+	pending := func() api.Card {
 		t.Helper()
-		var cards []approval.Card
+		var cards []api.Card
 		e.Eventually("a card opens", func() bool {
 			e.JSON(&cards, "approvals")
 			return len(cards) == 1
@@ -79,13 +79,13 @@ func TestApprovalsThroughMCP(t *testing.T) {
 	h.OK("phone_tap", with("text", "Send", "approval_id", id), "Me: second")
 	h.Fails("phone_tap", with("text", "Send", "approval_id", id), "invalid_argument") // reused
 
-	var all []approval.Card
+	var all []api.Card
 	e.JSON(&all, "approvals", "--all")
-	statuses := map[approval.Status]int{}
+	statuses := map[string]int{}
 	for _, c := range all {
 		statuses[c.Status]++
 	}
-	if statuses[approval.Approved] != 2 || statuses[approval.Denied] != 1 {
+	if statuses[api.ApprovalApproved] != 2 || statuses[api.ApprovalDenied] != 1 {
 		b, _ := json.Marshal(all)
 		t.Errorf("approvals: %s; want two approved and one denied", b)
 	}
@@ -108,9 +108,9 @@ func TestApprovalExpiresAsADeny(t *testing.T) {
 	if !isErr || !strings.HasPrefix(text, "denied:") || !strings.Contains(text, "did not answer") {
 		t.Errorf("unanswered send: %q; want denied because nobody answered", text)
 	}
-	var all []approval.Card
+	var all []api.Card
 	e.JSON(&all, "approvals", "--all")
-	if len(all) != 1 || all[0].Status != approval.Expired {
+	if len(all) != 1 || all[0].Status != api.ApprovalExpired {
 		t.Errorf("approvals: %+v; want one expired", all)
 	}
 	obs := h.OK("phone_observe", with("full", true), "")

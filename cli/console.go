@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
-	"github.com/pinky-gateway/pinky/gateway/settings"
 	"github.com/spf13/cobra"
 )
 
@@ -98,7 +97,7 @@ func newSettingsCmd() *cobra.Command {
 A change applies at once and survives restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var s settings.Settings
+			var s api.Settings
 			if err := call(cmd.Context(), api.MethodSettings, nil, &s); err != nil {
 				return err
 			}

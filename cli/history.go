@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
@@ -194,7 +193,7 @@ func printApproval(w io.Writer, a api.Approval) {
 	}
 }
 
-func printLeases(w io.Writer, ls []agent.LeaseStatus) {
+func printLeases(w io.Writer, ls []api.Lease) {
 	if len(ls) == 0 {
 		fmt.Fprintln(w, "no leases")
 		return

@@ -7,10 +7,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
-	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
-	"github.com/pinky-gateway/pinky/gateway/approval"
-	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
@@ -30,7 +27,7 @@ func TestPrintersShowEvilText(t *testing.T) {
 		lines int // the lines printed: evil starts none, but in the screen's and the diff's lines
 	}{
 		{"cards", func(b *strings.Builder) {
-			printCards(b, []approval.Card{{ID: "ap_1", Status: approval.Pending, Agent: evil, TaskText: evil, Device: evil, Tool: evil,
+			printCards(b, []api.Card{{ID: "ap_1", Status: api.ApprovalPending, Agent: evil, TaskText: evil, Device: evil, Tool: evil,
 				Args: evil, Target: evil, Commit: evil, Rule: evil, Evidence: evil, Screenshot: evil, Screen: evil, ExpiresAt: t0.Add(time.Minute)}})
 		}, 10}, // the screen's two lines each behind its │
 		{"tasks", func(b *strings.Builder) {
@@ -44,7 +41,7 @@ func TestPrintersShowEvilText(t *testing.T) {
 					CreatedAt: t0.Add(time.Hour)}}})
 		}, 12}, // the diff's two lines each behind its │
 		{"leases", func(b *strings.Builder) {
-			printLeases(b, []agent.LeaseStatus{{Device: evil, Agent: evil, Task: evil, WithPerson: true}})
+			printLeases(b, []api.Lease{{Device: evil, Agent: evil, Task: evil, WithPerson: true}})
 		}, 2},
 		{"drivers", func(b *strings.Builder) {
 			printDrivers(b, []api.Driver{{Name: evil, Version: evil, Path: evil, State: "failed", LastError: evil, Stderr: []string{evil}}})
@@ -58,7 +55,7 @@ func TestPrintersShowEvilText(t *testing.T) {
 				ContentDescription: evil, ResourceID: evil, Hint: evil, Value: evil}}})
 		}, 2},
 		{"event", func(b *strings.Builder) {
-			printEvent(b, events.Event{Seq: 1, Time: t0, Kind: evil, Device: evil, Agent: evil, Task: evil, Data: map[string]string{evil: evil}}, false)
+			printEvent(b, api.Event{Seq: 1, Time: t0, Kind: evil, Device: evil, Agent: evil, Task: evil, Data: map[string]string{evil: evil}}, false)
 		}, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

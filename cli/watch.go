@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
-	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
@@ -48,7 +47,7 @@ that events were lost in between.`,
 			defer c.Close()
 			after := since
 			if !cmd.Flags().Changed("since") { // live events only
-				var p events.Page
+				var p api.EventPage
 				if err := c.Call(ctx, api.MethodEvents, api.EventsParams{Max: 1}, &p); err != nil {
 					return err
 				}
@@ -56,7 +55,7 @@ that events were lost in between.`,
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for {
-				var p events.Page
+				var p api.EventPage
 				err := c.Call(ctx, api.MethodEvents, api.EventsParams{After: after, WaitMS: int(watchWait / time.Millisecond)}, &p)
 				if ctx.Err() != nil {
 					return nil // Ctrl-C
@@ -87,7 +86,7 @@ that events were lost in between.`,
 }
 
 // printEvent writes one event as a line.
-func printEvent(w io.Writer, e events.Event, asJSON bool) error {
+func printEvent(w io.Writer, e api.Event, asJSON bool) error {
 	if asJSON {
 		b, err := json.Marshal(e)
 		if err != nil {

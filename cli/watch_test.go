@@ -12,6 +12,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/internal/e2e"
 
+	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/events"
 )
 
@@ -116,15 +117,15 @@ func TestWatch(t *testing.T) {
 	h.OK("phone_release", with(), "")
 
 	jw.until("the lease's end", func(l string) bool { return strings.Contains(l, `"lease.ended"`) })
-	var got []events.Event
+	var got []api.Event
 	for _, l := range jw.output() {
-		var ev events.Event
+		var ev api.Event
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatalf("pinky watch --json printed a line that is not an event: %q", l)
 		}
 		got = append(got, ev)
 	}
-	seen := map[string]events.Event{}
+	seen := map[string]api.Event{}
 	for i, ev := range got {
 		if i > 0 && ev.Seq <= got[i-1].Seq {
 			t.Errorf("event %d has seq %d after %d; want strictly increasing", i, ev.Seq, got[i-1].Seq)

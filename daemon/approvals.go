@@ -2,26 +2,23 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
 
-// approvalRoutes lets the person's clients list and decide approvals. This
-// is the only path to a decision: no MCP tool reaches it.
-func (g *Gateway) approvalRoutes() {
-	g.api.Handle(api.MethodApprovals, func(_ context.Context, p json.RawMessage) (any, error) {
-		var f api.ApprovalFilter
-		if err := api.Params(p, &f); err != nil {
-			return nil, err
-		}
-		return g.approvals.List(!f.All), nil
-	})
-	g.api.Handle(api.MethodDecide, func(_ context.Context, p json.RawMessage) (any, error) {
-		var d api.DecideParams
-		if err := api.Params(p, &d); err != nil {
-			return nil, err
-		}
-		return g.approvals.Decide(d.ID, d.Allow, d.ForTask, d.Reason)
-	})
+// The person's side of the approvals on the local API. This is the only
+// path to a decision: no MCP tool reaches it.
+
+// listApprovals is the approvals waiting for the person, or all of them.
+func (g *Gateway) listApprovals(_ context.Context, f api.ApprovalFilter) ([]api.Card, error) {
+	return apiCards(g.approvals.List(!f.All)), nil
+}
+
+// decide is the person's decision on an approval.
+func (g *Gateway) decide(_ context.Context, d api.DecideParams) (api.Card, error) {
+	c, err := g.approvals.Decide(d.ID, d.Allow, d.ForTask, d.Reason)
+	if err != nil {
+		return api.Card{}, err
+	}
+	return apiCard(c), nil
 }

@@ -127,7 +127,7 @@ func TestApprovalsInHistory(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	g := &Gateway{log: log, api: api.NewServer(log), store: store, approvals: book}
-	g.routes()
+	g.registerAPI()
 	sock := filepath.Join(dir, "s")
 	if err := g.api.Listen(sock); err != nil {
 		t.Fatal(err)

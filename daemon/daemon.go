@@ -10,7 +10,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -199,7 +198,7 @@ func New(cfg Config) (*Gateway, error) {
 		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(), Watcher: g.recorders,
 	})
 	g.recorders.private = g.agents.Private
-	g.routes()
+	g.registerAPI()
 	return g, nil
 }
 
@@ -329,120 +328,6 @@ func (g *Gateway) history() api.History {
 
 // Host is the driver host, for wiring the later parts of the gateway.
 func (g *Gateway) Host() *driverhost.Host { return g.host }
-
-func (g *Gateway) routes() {
-	g.api.Handle(api.MethodStatus, func(context.Context, json.RawMessage) (any, error) {
-		return api.Status{
-			Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr, Console: g.consoleAddr(),
-			Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: g.agents.Leases(), History: g.history(),
-		}, nil
-	})
-	g.api.Handle(api.MethodDrivers, func(context.Context, json.RawMessage) (any, error) { return g.drivers(), nil })
-	g.api.Handle(api.MethodDevices, func(context.Context, json.RawMessage) (any, error) { return g.devices(), nil })
-	g.api.Handle(api.MethodDriverRestart, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var n api.DriverName
-		if err := api.Params(p, &n); err != nil {
-			return nil, err
-		}
-		if err := g.host.Restart(ctx, n.Name); err != nil {
-			return nil, err
-		}
-		return g.driver(n.Name)
-	})
-	g.api.Handle(api.MethodDriverAttach, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var a api.AttachParams
-		if err := api.Params(p, &a); err != nil {
-			return nil, err
-		}
-		if err := g.host.Attach(ctx, a.Name, sdk.Reattach{Network: a.Network, Addr: a.Addr, Pid: a.Pid}); err != nil {
-			return nil, err
-		}
-		return g.driver(a.Name)
-	})
-	g.api.Handle(api.MethodScreen, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var d api.DeviceParams
-		if err := api.Params(p, &d); err != nil {
-			return nil, err
-		}
-		drv, _, err := g.host.DriverForDevice(d.Device)
-		if err != nil {
-			return nil, err
-		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return drv.Screen(ctx, d.Device, 0)
-	})
-	g.api.Handle(api.MethodTasks, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var f api.TaskFilter
-		if err := api.Params(p, &f); err != nil {
-			return nil, err
-		}
-		ts, err := g.store.Tasks(ctx, history.TaskFilter{Device: f.Device, Limit: f.Limit})
-		if err != nil {
-			return nil, err
-		}
-		out := make([]api.Task, len(ts))
-		for i, t := range ts {
-			out[i] = apiTask(t)
-		}
-		return out, nil
-	})
-	g.api.Handle(api.MethodTask, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var id api.TaskID
-		if err := api.Params(p, &id); err != nil {
-			return nil, err
-		}
-		t, steps, err := g.store.Task(ctx, id.ID)
-		if err != nil {
-			return nil, err
-		}
-		out := api.TaskDetail{Task: apiTask(t)}
-		if t.Recording {
-			if r, err := g.store.Recording(ctx, id.ID); err == nil {
-				out.RecordingMS = r.Duration.Milliseconds()
-			}
-		}
-		for _, s := range steps {
-			out.StepList = append(out.StepList, api.Step{
-				Seq: s.Seq, Tool: s.Tool, Args: json.RawMessage(s.Args), Outcome: s.Outcome, Message: s.Message,
-				Diff: s.Diff, StartedAt: s.StartedAt, DurationMS: s.Duration.Milliseconds(), Before: s.Before, After: s.After,
-				VideoAtMS: videoAt(s.VideoAt),
-			})
-		}
-		aps, err := g.store.Approvals(ctx, id.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range aps {
-			out.Approvals = append(out.Approvals, apiApproval(a))
-		}
-		return out, nil
-	})
-	g.api.Handle(api.MethodLeases, func(context.Context, json.RawMessage) (any, error) { return g.agents.Leases(), nil })
-	g.api.Handle(api.MethodHandBack, func(_ context.Context, p json.RawMessage) (any, error) {
-		var d api.DeviceParams
-		if err := api.Params(p, &d); err != nil {
-			return nil, err
-		}
-		if err := g.agents.HandBack(d.Device); err != nil {
-			return nil, err
-		}
-		g.events.Publish(events.Event{Kind: events.PersonHandback, Device: d.Device})
-		return nil, nil
-	})
-	g.personRoutes()
-	g.approvalRoutes()
-	g.inputRoutes()
-	g.pictureRoutes()
-	g.api.Handle(api.MethodStop, func(context.Context, json.RawMessage) (any, error) {
-		select {
-		case <-g.stop:
-		default:
-			close(g.stop)
-		}
-		return nil, nil
-	})
-}
 
 func apiTask(t history.TaskSummary) api.Task {
 	return api.Task{

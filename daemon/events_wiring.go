@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -11,10 +10,10 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/events"
 )
 
-// wireEvents creates the person's event log, feeds it the approvals (the
+// wireEvents creates the person's event log and feeds it the approvals (the
 // leases and steps come from the agent manager, whose Config.Events is
-// this log; the phones from startEvents), and serves it on the local API.
-// New calls it before it builds the agent manager.
+// this log; the phones from startEvents; the local API serves it with
+// eventsSince). New calls it before it builds the agent manager.
 func (g *Gateway) wireEvents() {
 	g.events = events.New(events.DefaultSize)
 	logged := g.approvals.OnChange
@@ -24,15 +23,13 @@ func (g *Gateway) wireEvents() {
 		}
 		g.events.Publish(approvalEvent(c))
 	}
-	// A long poll: the handler waits for the log, never the other way
-	// round, so a slow or gone client costs one parked goroutine at most.
-	g.api.Handle(api.MethodEvents, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var q api.EventsParams
-		if err := api.Params(p, &q); err != nil {
-			return nil, err
-		}
-		return g.events.Wait(ctx, q.After, q.Max, time.Duration(q.WaitMS)*time.Millisecond), nil
-	})
+}
+
+// eventsSince reads the event log after a number. A long poll: the handler
+// waits for the log, never the other way round, so a slow or gone client
+// costs one parked goroutine at most.
+func (g *Gateway) eventsSince(ctx context.Context, q api.EventsParams) (api.EventPage, error) {
+	return apiEventPage(g.events.Wait(ctx, q.After, q.Max, time.Duration(q.WaitMS)*time.Millisecond)), nil
 }
 
 // approvalEvent is an approval's change as the person's stream shows it:

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -48,58 +47,63 @@ func inputAction(in api.InputParams) (sdk.Action, error) {
 	return sdk.Action{}, fmt.Errorf("unknown input kind %q: tap, long_press, swipe, type or key", in.Kind)
 }
 
-// inputRoutes registers the person's input on a phone they took over, and
-// the settings.
-func (g *Gateway) inputRoutes() {
-	g.api.Handle(api.MethodInput, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var in api.InputParams
-		if err := api.Params(p, &in); err != nil {
-			return nil, err
-		}
-		a, err := inputAction(in)
+// input is the person's input on a phone they took over: the console's
+// mouse and keyboard.
+func (g *Gateway) input(ctx context.Context, in api.InputParams) (api.Empty, error) {
+	a, err := inputAction(in)
+	if err != nil {
+		return api.Empty{}, err
+	}
+	// The person's input goes only to a phone they hold, so that it never
+	// races an agent's action.
+	if !g.agents.WithPerson(in.Device) {
+		return api.Empty{}, fmt.Errorf("take %s over first: input goes only to a phone you hold", in.Device)
+	}
+	drv, _, err := g.host.DriverForDevice(in.Device)
+	if err != nil {
+		return api.Empty{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if in.Width > 0 && in.Height > 0 && a.Kind != sdk.ActType && a.Kind != sdk.ActKey {
+		screen, err := g.sizes.get(ctx, drv, in.Device, in.Width > in.Height)
 		if err != nil {
-			return nil, err
+			return api.Empty{}, err
 		}
-		// The person's input goes only to a phone they hold, so that it never
-		// races an agent's action.
-		if !g.agents.WithPerson(in.Device) {
-			return nil, fmt.Errorf("take %s over first: input goes only to a phone you hold", in.Device)
-		}
-		drv, _, err := g.host.DriverForDevice(in.Device)
-		if err != nil {
-			return nil, err
-		}
-		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		if in.Width > 0 && in.Height > 0 && a.Kind != sdk.ActType && a.Kind != sdk.ActKey {
-			screen, err := g.sizes.get(ctx, drv, in.Device, in.Width > in.Height)
-			if err != nil {
-				return nil, err
-			}
-			a.Point, a.To = scale(a.Point, in.Width, in.Height, screen), scale(a.To, in.Width, in.Height, screen)
-		}
-		if _, err := drv.Act(ctx, in.Device, a); err != nil {
-			return nil, err
-		}
-		// What the person types is theirs: not logged, not recorded.
-		g.log.Debug("the person's input", "device", in.Device, "kind", in.Kind)
-		return struct{}{}, nil
-	})
-	g.api.Handle(api.MethodSettings, func(context.Context, json.RawMessage) (any, error) {
-		return g.settings.Get(), nil
-	})
-	g.api.Handle(api.MethodSetSettings, func(_ context.Context, p json.RawMessage) (any, error) {
-		s := g.settings.Get() // a field the request leaves out keeps its value
-		if err := api.Params(p, &s); err != nil {
-			return nil, err
-		}
-		s, err := g.settings.Set(s)
-		if err != nil {
-			return nil, err
-		}
-		g.log.Info("the person changed the settings", "recording", s.Recording, "retention_days", s.RetentionDays, "read_only", s.ReadOnly)
-		return s, nil
-	})
+		a.Point, a.To = scale(a.Point, in.Width, in.Height, screen), scale(a.To, in.Width, in.Height, screen)
+	}
+	if _, err := drv.Act(ctx, in.Device, a); err != nil {
+		return api.Empty{}, err
+	}
+	// What the person types is theirs: not logged, not recorded.
+	g.log.Debug("the person's input", "device", in.Device, "kind", in.Kind)
+	return api.Empty{}, nil
+}
+
+// getSettings is the person's settings.
+func (g *Gateway) getSettings(context.Context, api.NoParams) (api.Settings, error) {
+	return apiSettings(g.settings.Get()), nil
+}
+
+// setSettings changes the settings the request names; the others keep
+// their values.
+func (g *Gateway) setSettings(_ context.Context, c api.SettingsChange) (api.Settings, error) {
+	s := g.settings.Get()
+	if c.Recording != nil {
+		s.Recording = *c.Recording
+	}
+	if c.RetentionDays != nil {
+		s.RetentionDays = *c.RetentionDays
+	}
+	if c.ReadOnly != nil {
+		s.ReadOnly = *c.ReadOnly
+	}
+	s, err := g.settings.Set(s)
+	if err != nil {
+		return api.Settings{}, err
+	}
+	g.log.Info("the person changed the settings", "recording", s.Recording, "retention_days", s.RetentionDays, "read_only", s.ReadOnly)
+	return apiSettings(s), nil
 }
 
 // scale maps p, in a picture of w by h, onto a screen of size to.

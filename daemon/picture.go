@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -94,30 +93,26 @@ func (g *Gateway) export(ctx context.Context, tasks []string, dir string) error 
 	return export.Write(ctx, export.Source{Store: g.store, MediaDir: g.cfg.Dirs.Media(), RecordingsDir: g.cfg.Dirs.Recordings()}, tasks, dir)
 }
 
-// pictureRoutes registers the console's login link and the export.
-func (g *Gateway) pictureRoutes() {
-	g.api.Handle(api.MethodConsoleLink, func(context.Context, json.RawMessage) (any, error) {
-		if g.console == nil {
-			return nil, errors.New("the web console is off in this daemon (started with --console off)")
-		}
-		return api.ConsoleLink{URL: g.console.Link()}, nil
-	})
-	g.api.Handle(api.MethodExport, func(ctx context.Context, p json.RawMessage) (any, error) {
-		var e api.ExportParams
-		if err := api.Params(p, &e); err != nil {
-			return nil, err
-		}
-		if len(e.Tasks) == 0 || e.Dir == "" {
-			return nil, errors.New("name the tasks and the folder to write")
-		}
-		if !filepath.IsAbs(e.Dir) {
-			return nil, fmt.Errorf("the export folder must be an absolute path, not %q", e.Dir)
-		}
-		if err := g.export(ctx, e.Tasks, e.Dir); err != nil {
-			return nil, err
-		}
-		return api.ExportResult{Index: filepath.Join(e.Dir, "index.html")}, nil
-	})
+// consoleLink makes a one-time login link to the web console.
+func (g *Gateway) consoleLink(context.Context, api.NoParams) (api.ConsoleLink, error) {
+	if g.console == nil {
+		return api.ConsoleLink{}, errors.New("the web console is off in this daemon (started with --console off)")
+	}
+	return api.ConsoleLink{URL: g.console.Link()}, nil
+}
+
+// exportTasks writes the named tasks' report folder.
+func (g *Gateway) exportTasks(ctx context.Context, e api.ExportParams) (api.ExportResult, error) {
+	if len(e.Tasks) == 0 || e.Dir == "" {
+		return api.ExportResult{}, errors.New("name the tasks and the folder to write")
+	}
+	if !filepath.IsAbs(e.Dir) {
+		return api.ExportResult{}, fmt.Errorf("the export folder must be an absolute path, not %q", e.Dir)
+	}
+	if err := g.export(ctx, e.Tasks, e.Dir); err != nil {
+		return api.ExportResult{}, err
+	}
+	return api.ExportResult{Index: filepath.Join(e.Dir, "index.html")}, nil
 }
 
 // retain deletes what the person's retention setting says is too old, at

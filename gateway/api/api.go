@@ -1,7 +1,14 @@
 // Package api is the daemon's local control API: JSON-RPC 2.0, one request
 // or response per line, over a Unix socket that only the daemon's user can
 // reach (0700 folder, 0600 socket, and the peer's uid checked on every
-// connection). The person's CLI and, later, the web console use it.
+// connection). The person's CLI uses it through Client; the web console
+// runs the same methods in the daemon through Server.Call.
+//
+// The daemon registers each method with Handle, which decodes the params
+// into a typed value and sends the typed result. The params and results
+// are this package's own types (Card, Lease, EventPage, Settings…), not the
+// core's, so the API its clients know stays as it is while the core
+// changes; package api imports no other package of gateway/
 package api
 
 import (
@@ -12,10 +19,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -92,6 +101,13 @@ func (s *Server) Handle(method string, h Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handlers[method] = h
+}
+
+// Methods lists the registered methods, sorted.
+func (s *Server) Methods() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.handlers))
 }
 
 // CheckSocketPath fails when path is too long for a Unix socket, naming

@@ -2,8 +2,8 @@ package api
 
 // Approval methods: the person's side of the approvals.
 const (
-	MethodApprovals = "approvals.list"   // ApprovalFilter → []approval.Card
-	MethodDecide    = "approvals.decide" // DecideParams → approval.Card
+	MethodApprovals = "approvals.list"   // ApprovalFilter → []Card
+	MethodDecide    = "approvals.decide" // DecideParams → Card
 )
 
 // ApprovalFilter selects approvals.

@@ -5,9 +5,9 @@ const (
 	// MethodInput acts on a phone the person took over (MethodTakeOver):
 	// the console's mouse and keyboard. InputParams → {}.
 	MethodInput = "devices.input"
-	// MethodSettings returns the settings: → settings.Settings.
+	// MethodSettings returns the settings: → Settings.
 	MethodSettings = "settings.get"
-	// MethodSetSettings changes them: settings.Settings → settings.Settings.
+	// MethodSetSettings changes them: SettingsChange → Settings.
 	MethodSetSettings = "settings.set"
 	// MethodConsoleLink makes a one-time login link to the web console:
 	// → ConsoleLink.

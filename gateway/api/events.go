@@ -1,7 +1,7 @@
 package api
 
-// MethodEvents reads the gateway's event log (package events) by long
-// polling: EventsParams → events.Page. It answers at once when there are
+// MethodEvents reads the daemon's event log by long polling:
+// EventsParams → EventPage. It answers at once when there are
 // events after After, else when one comes or WaitMS passes.
 const MethodEvents = "events.since"
 

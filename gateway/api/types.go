@@ -3,8 +3,6 @@ package api
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/pinky-gateway/pinky/gateway/agent"
 )
 
 // Methods of the control API. Params and results are the types below.
@@ -14,11 +12,11 @@ const (
 	MethodDriverRestart = "drivers.restart"  // DriverName → Driver
 	MethodDriverAttach  = "drivers.attach"   // AttachParams → Driver
 	MethodDevices       = "devices.list"     // → []Device
-	MethodScreen        = "devices.screen"   // DeviceParams → Screen
+	MethodScreen        = "devices.screen"   // DeviceParams → sdk.Screen (package drivers/sdk)
 	MethodStop          = "daemon.stop"      // → {}
 	MethodTasks         = "tasks.list"       // TaskFilter → []Task
 	MethodTask          = "tasks.show"       // TaskID → TaskDetail
-	MethodLeases        = "leases.list"      // → []agent.LeaseStatus
+	MethodLeases        = "leases.list"      // → []Lease
 	MethodHandBack      = "devices.handback" // DeviceParams → {}
 	MethodUnlock        = "devices.unlock"   // UnlockParams → {}
 )
@@ -59,17 +57,17 @@ type Device struct {
 
 // Status is the daemon's state at a glance.
 type Status struct {
-	Pid     int                 `json:"pid"`
-	Version string              `json:"version"`
-	Home    string              `json:"home"`
-	Socket  string              `json:"socket"`
-	HTTP    string              `json:"http,omitempty"`    // MCP over HTTP (host:port, path /mcp); empty when off
-	Console string              `json:"console,omitempty"` // the web console (host:port); empty when off
-	Started time.Time           `json:"started"`
-	Drivers []Driver            `json:"drivers"`
-	Devices []Device            `json:"devices"`
-	Leases  []agent.LeaseStatus `json:"leases"`
-	History History             `json:"history"`
+	Pid     int       `json:"pid"`
+	Version string    `json:"version"`
+	Home    string    `json:"home"`
+	Socket  string    `json:"socket"`
+	HTTP    string    `json:"http,omitempty"`    // MCP over HTTP (host:port, path /mcp); empty when off
+	Console string    `json:"console,omitempty"` // the web console (host:port); empty when off
+	Started time.Time `json:"started"`
+	Drivers []Driver  `json:"drivers"`
+	Devices []Device  `json:"devices"`
+	Leases  []Lease   `json:"leases"`
+	History History   `json:"history"`
 }
 
 // History says whether the history can be written. While it cannot,

@@ -1,0 +1,64 @@
+package daemon
+
+import (
+	"github.com/pinky-gateway/pinky/gateway/agent"
+	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/events"
+	"github.com/pinky-gateway/pinky/gateway/settings"
+)
+
+// The core's values as the local API's wire types. Package api keeps its
+// own types so that its clients see the same JSON while the core changes;
+// these functions are the one place that copies one into the other
+// (wire_test.go fails when a field of the core is not copied).
+
+// apiCard is an approval's card on the wire.
+func apiCard(c approval.Card) api.Card {
+	return api.Card{
+		ID: c.ID, Agent: c.Agent, TaskText: c.TaskText, Device: c.Device, Tool: c.Tool, Args: c.Args,
+		Commit: c.Commit, Rule: c.Rule, Target: c.Target, Evidence: c.Evidence, Summary: c.Summary,
+		Counterpart: c.Counterpart, ForTaskCovers: c.ForTaskCovers, Screen: c.Screen, Screenshot: c.Screenshot,
+		ScreenshotPath: c.ScreenshotPath, Status: string(c.Status), OpenedAt: c.OpenedAt, ExpiresAt: c.ExpiresAt,
+		DecidedAt: c.DecidedAt, Reason: c.Reason, ForTask: c.ForTask, TaskID: c.TaskID,
+	}
+}
+
+// apiLease is a lease on the wire.
+func apiLease(l agent.LeaseStatus) api.Lease {
+	return api.Lease{
+		Device: l.Device, Agent: l.Agent, Task: l.Task, TaskID: l.TaskID, Since: l.Since, LastUsed: l.LastUsed,
+		Steps: l.Steps, WithPerson: l.WithPerson, Display: l.Display, ParkedUntil: l.ParkedUntil,
+	}
+}
+
+// apiEvent is an event of the log on the wire.
+func apiEvent(e events.Event) api.Event {
+	return api.Event{Seq: e.Seq, Time: e.Time, Kind: e.Kind, Device: e.Device, Agent: e.Agent, Task: e.Task, Data: e.Data}
+}
+
+// apiEventPage is a read of the event log on the wire.
+func apiEventPage(p events.Page) api.EventPage {
+	return api.EventPage{Events: wireList(p.Events, apiEvent), Next: p.Next, Gap: p.Gap, Last: p.Last, Closed: p.Closed}
+}
+
+// apiSettings is the person's settings on the wire.
+func apiSettings(s settings.Settings) api.Settings {
+	return api.Settings{Recording: s.Recording, RetentionDays: s.RetentionDays, ReadOnly: s.ReadOnly}
+}
+
+func apiCards(cs []approval.Card) []api.Card       { return wireList(cs, apiCard) }
+func apiLeases(ls []agent.LeaseStatus) []api.Lease { return wireList(ls, apiLease) }
+
+// wireList converts each element; nil stays nil (null on the wire), empty
+// stays empty ([]), as the core's list was.
+func wireList[T, W any](in []T, f func(T) W) []W {
+	if in == nil {
+		return nil
+	}
+	out := make([]W, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
