@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pinky-gateway/pinky/daemon"
+	"github.com/pinky-gateway/pinky/cli/daemon"
 	"github.com/pinky-gateway/pinky/drivers/drivertest"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pinky-gateway/pinky/daemon"
+	"github.com/pinky-gateway/pinky/cli/daemon"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/gateway/api"

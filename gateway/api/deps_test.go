@@ -26,7 +26,7 @@ func TestNoCoreDependencies(t *testing.T) {
 			continue
 		}
 		banned := strings.HasPrefix(rel, "gateway/")
-		for _, top := range []string{"daemon", "mcpserver", "cli"} {
+		for _, top := range []string{"mcpserver", "cli"} {
 			banned = banned || rel == top || strings.HasPrefix(rel, top+"/")
 		}
 		if banned {

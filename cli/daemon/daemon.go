@@ -4,8 +4,10 @@
 // events) with the daemon's front doors: the local socket API that the
 // person's CLI and the console use, MCP over Streamable HTTP (package
 // mcpserver) and uploads. New builds a daemon from its Config and Run
-// serves until it is stopped. It is the one package that knows them all;
-// nothing under gateway/ imports it, mcpserver or cli.
+// serves until it is stopped. It is the one package that knows them all
+// (the composition root, under cli/ as ARCHITECTURE.md places it, so that
+// the top level stays as the project's design fixes it); nothing under
+// gateway/ imports it, mcpserver or cli.
 package daemon
 
 import (
