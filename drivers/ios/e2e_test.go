@@ -120,7 +120,11 @@ func (r *rig) save(t testing.TB, phones ...config.Phone) {
 // driver returns a driver of the rig's list, once it lists the phone online.
 func (r *rig) driver(t testing.TB) *Driver {
 	t.Helper()
-	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: 3 * time.Second, SlowTimeout: 3 * time.Second,
+	// Short deadlines so a fault shows quickly, longer under the race
+	// detector: the virtual phone's screenshot (a PNG of 1170x2532) is
+	// slow to encode there, and the conformance suite reads it from
+	// several calls at once.
+	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: testkit.Scaled(3 * time.Second), SlowTimeout: testkit.Scaled(3 * time.Second),
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -64,6 +64,10 @@ func Slack() float64 {
 	return 1
 }
 
+// Scaled is d times Slack: a deadline a test gives a real process on
+// this machine.
+func Scaled(d time.Duration) time.Duration { return time.Duration(float64(d) * Slack()) }
+
 // CallLimit bounds every call a test makes through Context: far more
 // than any call takes, so that it only ends a call that hangs, which
 // then fails its test by name instead of the whole package's run.
