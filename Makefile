@@ -11,8 +11,16 @@ GOTESTFLAGS ?=
 help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-build: ## Build every binary into bin/.
-	$(GO) build -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim ./drivers/android/cmd/pinky-driver-android ./drivers/ios/cmd/pinky-driver-ios
+# The version stamped into the binaries (pinky version): git describe, the
+# commit (with -dirty for a changed work tree) and its commit time.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)
+VPKG      := github.com/pinky-gateway/pinky/internal/version
+LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG).Date=$(DATE)
+
+build: ## Build every binary into bin/, with the version stamped from git.
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim ./drivers/android/cmd/pinky-driver-android ./drivers/ios/cmd/pinky-driver-ios
 
 test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test.
 	scripts/test-deps.sh

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -225,5 +226,42 @@ func TestDriverCheck(t *testing.T) {
 	out, _, code = e.Run("driver", "check", "--list")
 	if code != 0 || !strings.Contains(out, "info") {
 		t.Errorf("check --list: exit %d\n%s", code, out)
+	}
+}
+
+// TestVersion: pinky says which build it is, and which its drivers are,
+// with or without a daemon.
+func TestVersion(t *testing.T) {
+	e := newEnv(t)
+	out, _, code := e.Run("--version")
+	if code != 0 || !strings.HasPrefix(out, "pinky ") || !strings.Contains(out, runtime.Version()) {
+		t.Errorf("pinky --version: exit %d %q; want pinky, its version and %s", code, out, runtime.Version())
+	}
+	check := func(when string) {
+		t.Helper()
+		var v struct {
+			Version string `json:"version"`
+			Go      string `json:"go"`
+			Drivers []struct{ Name, Version, Path string }
+		}
+		e.JSON(&v, "version")
+		if v.Version == "" || v.Go != runtime.Version() || !strings.Contains(out, v.Version) {
+			t.Errorf("%s: pinky version --json: %+v; want the version --version printed (%q) and Go's", when, v, out)
+		}
+		var sim bool
+		for _, d := range v.Drivers {
+			sim = sim || d.Name == "sim" && d.Version == v.Version && d.Path != ""
+		}
+		if !sim {
+			t.Errorf("%s: drivers %+v; want the sim driver, at pinky's version, with its path", when, v.Drivers)
+		}
+	}
+	check("no daemon")
+	e.Daemon("--sim")
+	check("with a daemon")
+	var st api.Status
+	e.JSON(&st, "status")
+	if !strings.Contains(out, st.Version) || st.Version == "" {
+		t.Errorf("pinky status says version %q; --version says %q", st.Version, out)
 	}
 }

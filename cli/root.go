@@ -14,6 +14,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/internal/safetext"
+	"github.com/pinky-gateway/pinky/internal/version"
 )
 
 // exitError carries an exit code without printing anything more.
@@ -53,8 +54,10 @@ to it through a private local socket.
 Data lives in $PINKY_HOME (default ~/.local/share/pinky).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
-	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd())
+	root.SetVersionTemplate("pinky {{.Version}}\n")
+	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd(), newVersionCmd())
 	return root
 }
 

@@ -34,11 +34,13 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/policy"
 	"github.com/pinky-gateway/pinky/gateway/settings"
 	"github.com/pinky-gateway/pinky/gateway/stream"
+	"github.com/pinky-gateway/pinky/internal/version"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
 
-// Version is the gateway's version, set at build time with -ldflags.
-var Version = "dev"
+// Version is the gateway's version (package internal/version: stamped
+// by make build from git).
+var Version = version.Get().Version
 
 // VideoMaxSide bounds the longer side of the phones' video (the mirror and
 // the recordings), in pixels: enough to read any text, a third of the

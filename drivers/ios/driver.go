@@ -52,10 +52,11 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/ios/video"
 	"github.com/pinky-gateway/pinky/drivers/ios/wda"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/version"
 )
 
-// Version is the driver's version.
-var Version = "0.1.0"
+// Version is the driver's version: Pinky's, which it ships with.
+var Version = version.Get().Version
 
 // Config configures a Driver.
 type Config struct {

@@ -17,10 +17,11 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/version"
 )
 
-// Version is the driver's version.
-const Version = "0.1.0"
+// Version is the driver's version: Pinky's, which it ships with.
+var Version = version.Get().Version
 
 // Driver serves a World's phones. It implements sdk.Driver and the optional
 // Inputter, Waker, Unlocker, LockEventer, IdleWaiter, AppLister, Filer,
