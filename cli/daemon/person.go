@@ -20,8 +20,20 @@ func (g *Gateway) listLeases(context.Context, api.NoParams) ([]api.Lease, error)
 	return apiLeases(g.agents.Leases()), nil
 }
 
+// known refuses a phone no driver lists: a typo must not be taken over,
+// handed back or announced to the console as if it were a phone.
+func (g *Gateway) known(device string) error {
+	if _, _, err := g.host.DriverForDevice(device); err != nil {
+		return fmt.Errorf("%s: not found: no driver lists this phone; pinky devices lists them", device)
+	}
+	return nil
+}
+
 // takeOver gives a phone to the person: agents' actions on it wait.
 func (g *Gateway) takeOver(_ context.Context, d api.DeviceParams) (api.Empty, error) {
+	if err := g.known(d.Device); err != nil {
+		return api.Empty{}, err
+	}
 	if err := g.agents.TakeOver(d.Device); err != nil {
 		return api.Empty{}, err
 	}
@@ -32,6 +44,9 @@ func (g *Gateway) takeOver(_ context.Context, d api.DeviceParams) (api.Empty, er
 
 // handBack gives a phone the person took over back to its agent.
 func (g *Gateway) handBack(_ context.Context, d api.DeviceParams) (api.Empty, error) {
+	if err := g.known(d.Device); err != nil {
+		return api.Empty{}, err
+	}
 	if err := g.agents.HandBack(d.Device); err != nil {
 		return api.Empty{}, err
 	}

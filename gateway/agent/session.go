@@ -253,6 +253,9 @@ func (s *Session) leaseError(err error) error {
 	case lease.ErrOffline:
 		return s.offlineError(e.Device, e.Since, e.Until)
 	}
+	if _, _, err := s.m.cfg.Drivers.DriverForDevice(e.Device); err != nil {
+		return Errorf(CodeNotFound, "there is no phone %q; phone_list lists the phones", e.Device)
+	}
 	return Errorf(CodeNotLeased, "you do not hold %s; connect to it first with phone_connect", e.Device)
 }
 
