@@ -24,13 +24,21 @@ var bom = []byte("\xef\xbb\xbf")
 // MaxNesting is refused with the parse error to answer (-32700), which
 // carries the request's id when the message's top-level "id" could be read
 // before the nesting got too deep, and null otherwise, so that a client
-// waiting for its answer gets one.
+// waiting for its answer gets one. A batch (a JSON array of messages) is
+// refused as an invalid request (-32600) that says batches are not taken:
+// it is valid JSON, and a parse error would say it is not.
 func PrepareMessage(msg []byte) ([]byte, *mcp.JSONRPCError) {
 	msg = bytes.TrimSpace(msg)
 	if rest, ok := bytes.CutPrefix(msg, bom); ok {
 		msg = bytes.TrimSpace(rest)
 	}
 	if !tooDeep(msg, MaxNesting) {
+		if len(msg) > 0 && msg[0] == '[' && json.Valid(msg) {
+			e := mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.INVALID_REQUEST,
+				"Invalid Request: this is a JSON-RPC batch, which Pinky does not take (MCP dropped batches in protocol version 2025-06-18): "+
+					"send each request as a message of its own", nil)
+			return nil, &e
+		}
 		return msg, nil
 	}
 	e := mcp.NewJSONRPCError(mcp.NewRequestId(topLevelID(msg)), mcp.PARSE_ERROR,

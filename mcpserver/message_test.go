@@ -16,6 +16,7 @@ func TestPrepareMessage(t *testing.T) {
 		want    string // the message served, when not refused
 		refused bool
 		id      string // the refusal's id, as JSON
+		batch   bool   // refused as a batch
 	}{
 		{name: "plain", in: `{"jsonrpc":"2.0","id":1,"method":"ping"}`, want: `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
 		{name: "white space", in: " \t{\"id\":1}\r\n", want: `{"id":1}`},
@@ -32,6 +33,8 @@ func TestPrepareMessage(t *testing.T) {
 		{name: "brackets in strings do not count", in: `{"id":1,"s":"` + strings.Repeat("[", 5000) + `\"[["}`,
 			want: `{"id":1,"s":"` + strings.Repeat("[", 5000) + `\"[["}`},
 		{name: "objects count", in: `{"id":2,"p":` + strings.Repeat(`{"a":`, MaxNesting) + `1` + strings.Repeat("}", MaxNesting) + `}`, refused: true, id: "2"},
+		{name: "a batch", in: `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, refused: true, id: "null", batch: true},
+		{name: "an empty batch", in: ` [] `, refused: true, id: "null", batch: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, refusal := PrepareMessage([]byte(tt.in))
@@ -44,7 +47,10 @@ func TestPrepareMessage(t *testing.T) {
 				}
 				return
 			}
-			if refusal.Error.Code != mcp.PARSE_ERROR || !strings.Contains(refusal.Error.Message, "nests") {
+			switch {
+			case tt.batch && (refusal.Error.Code != mcp.INVALID_REQUEST || !strings.Contains(refusal.Error.Message, "batch")):
+				t.Errorf("refusal %+v; want an invalid request that says batches are not taken", refusal.Error)
+			case !tt.batch && (refusal.Error.Code != mcp.PARSE_ERROR || !strings.Contains(refusal.Error.Message, "nests")):
 				t.Errorf("refusal %+v; want a parse error saying why", refusal.Error)
 			}
 			b, err := json.Marshal(refusal)

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"strings"
@@ -117,4 +118,31 @@ func TestHTTPResumeByCleanedName(t *testing.T) {
 		t.Errorf("leases after the same agent came back: got %+v; want it resumed", ls)
 	}
 	mustCall(t, b, "phone_observe", map[string]any{"device": "sim-android-1"})
+}
+
+// TestHTTPBatchIsRefusedAsABatch: a JSON-RPC batch is valid JSON; the
+// answer says batches are not taken, not that the body is not JSON.
+func TestHTTPBatchIsRefusedAsABatch(t *testing.T) {
+	f := newHTTPFixture(t, time.Minute)
+	req, _ := http.NewRequest("POST", f.url, strings.NewReader(`[`+initializeBody+`,{"jsonrpc":"2.0","id":9,"method":"ping"}]`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+f.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Error struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusBadRequest || got.Error.Code != -32600 || !strings.Contains(got.Error.Message, "batch") || strings.Contains(got.Error.Message, "not valid json") {
+		t.Errorf("a batch: HTTP %d, %+v; want 400 and an invalid request that says batches are not taken", resp.StatusCode, got.Error)
+	}
 }
