@@ -37,6 +37,7 @@ seconds; a broken edit is logged and the last good policy stays in force.`,
 func newPolicyCheckCmd() *cobra.Command {
 	var r policy.Request
 	var appsPath string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
 		Short: "Validate a policy file and explain which rule decides an example",
@@ -47,6 +48,10 @@ its line, and the exit status is 1.
 Given an example (any of --app, --device, --agent, --action, --commit), it
 also prints the decision, the rule that makes it and why, and every rule
 with whether it matches. No daemon is needed.
+
+With --json it prints one JSON object instead: the file, whether it is
+valid (with each problem and its line when not), and for an example the
+decision, rule, code, reason, commit kind and every rule's match.
 
   pinky policy check
   pinky policy check --app com.whatsapp --action tap --commit send_message
@@ -75,11 +80,14 @@ with whether it matches. No daemon is needed.
 					return err // named on the command line: it must be there
 				}
 			}
+			res := checkResult{File: path}
 			p, err := policy.LoadFiles(path, appsPath)
 			if errors.Is(err, fs.ErrNotExist) && len(args) == 0 {
 				// Before the first start: check what the daemon will write.
-				fmt.Fprintf(out, "There is no %s yet: the daemon writes the default policy there on first start. Checking the default.\n", path)
-				path = "The default policy"
+				if !asJSON {
+					fmt.Fprintf(out, "There is no %s yet: the daemon writes the default policy there on first start. Checking the default.\n", path)
+				}
+				path, res.Default = "The default policy", true
 				p, err = parseDefault(appsPath)
 			}
 			if err != nil {
@@ -89,7 +97,18 @@ with whether it matches. No daemon is needed.
 				}
 				fmt.Fprintln(errOut, err)
 				fmt.Fprintln(errOut, "The policy is invalid: a running daemon keeps its last good policy, and a starting one refuses to start.")
+				if asJSON {
+					res.Problems = problems(err)
+					writeJSON(out, res)
+				}
 				return exitError{1}
+			}
+			res.Valid = true
+			if asJSON {
+				if r != (policy.Request{}) {
+					res.checkExample = example(p, r)
+				}
+				return writeJSON(out, res)
 			}
 			fmt.Fprintf(out, "%s: valid.\n", path)
 			if r == (policy.Request{}) {
@@ -106,7 +125,87 @@ with whether it matches. No daemon is needed.
 	f.StringVar(&r.Action, "action", "", "the example's action: "+strings.Join(policy.Actions, ", "))
 	f.StringVar(&r.Commit, "commit", "", "what the example commits: "+strings.Join(policy.Commits, ", "))
 	f.StringVar(&appsPath, "apps", "", "the app table to merge over the bundled one (default $PINKY_HOME/apps.yaml)")
+	f.BoolVar(&asJSON, "json", false, "print the result as one JSON object")
 	return cmd
+}
+
+// checkResult is what `pinky policy check --json` prints.
+type checkResult struct {
+	File string `json:"file"`
+	// Default is true when the file does not exist yet and the default
+	// policy the daemon will write was checked instead.
+	Default  bool           `json:"default,omitempty"`
+	Valid    bool           `json:"valid"`
+	Problems []checkProblem `json:"problems,omitempty"`
+	// The example's fields are present only when an example was given.
+	*checkExample
+}
+
+// checkProblem is one problem of an invalid policy or app file.
+type checkProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// checkExample is the decision on an example, with the example itself.
+type checkExample struct {
+	App      string      `json:"app"`
+	Category string      `json:"category"`
+	Device   string      `json:"device"`
+	Agent    string      `json:"agent"`
+	Action   string      `json:"action"`
+	Commit   string      `json:"commit"`
+	Decision string      `json:"decision"`
+	Rule     string      `json:"rule"`
+	Code     string      `json:"code"`
+	Reason   string      `json:"reason"`
+	Rules    []checkRule `json:"rules"`
+}
+
+// checkRule is one rule's part in an example's decision.
+type checkRule struct {
+	Rule     string `json:"rule"`
+	Line     int    `json:"line"`
+	Decision string `json:"decision"`
+	Matched  bool   `json:"matched"`
+	Winner   bool   `json:"winner"`
+	Why      string `json:"why"`
+}
+
+// example decides on r and says how, for --json.
+func example(p *policy.Policy, r policy.Request) *checkExample {
+	v := p.Decide(r)
+	x := &checkExample{
+		App: r.App, Category: p.Category(r.App), Device: r.Device, Agent: r.Agent,
+		Action: r.Action, Commit: r.Commit,
+		Decision: string(v.Decision), Rule: v.Rule, Code: v.Code, Reason: v.Reason,
+		Rules: []checkRule{},
+	}
+	for _, m := range p.Explain(r) {
+		x.Rules = append(x.Rules, checkRule{Rule: m.Rule, Line: m.Line, Decision: string(m.Decision), Matched: m.Matched, Winner: m.Winner, Why: m.Why})
+	}
+	return x
+}
+
+// problems lists the *policy.Error values joined in err.
+func problems(err error) []checkProblem {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var ps []checkProblem
+	for _, e := range errs {
+		var pe *policy.Error
+		if errors.As(e, &pe) {
+			ps = append(ps, checkProblem{File: pe.File, Line: pe.Line, Message: pe.Msg})
+		} else {
+			ps = append(ps, checkProblem{Message: e.Error()})
+		}
+	}
+	return ps
 }
 
 // checkNames refuses an example with an unknown action or commit kind,
