@@ -3,6 +3,7 @@ module github.com/pinky-gateway/pinky
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/coder/websocket v1.8.15
 	github.com/flynn/noise v1.1.0

@@ -24,7 +24,7 @@ import (
 )
 
 func newMCPCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve MCP on stdin/stdout for an agent host (starts the daemon when none runs)",
 		Long: `Serve the Model Context Protocol on stdin and stdout: this is the command an
@@ -33,12 +33,17 @@ pinky daemon, which it starts in the background when none runs (logging to
 $PINKY_HOME/logs/daemon.log; PINKY_ENABLE_DRIVERS=sim or PINKY_SIM=1 gives
 that daemon the virtual phones). Stdout carries only JSON-RPC; diagnostics go to stderr.
 
-Configuration snippets for agent hosts are in deploy/mcp/.`,
+To add pinky to an agent host, run pinky mcp install --host HOST (claude-code,
+codex, cursor, vscode or claude-desktop; --print shows the configuration,
+--http points the host to a daemon's URL). pinky skill prints the agent's
+guide, and pinky skill --install DIR puts it in the host's skills folder.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bridge(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.AddCommand(newMCPInstallCmd(), newMCPUninstallCmd())
+	return cmd
 }
 
 // bridge copies JSON-RPC lines between the agent host and the daemon. It
