@@ -12,6 +12,7 @@ declare -A packages=(
   [ffmpeg]=ffmpeg   # video tests decode the H.264 streams (ffmpeg, ffprobe)
   [chromium]=chromium   # the web console's tests drive a real headless Chromium (chromedp)
   [adb]=adb   # the Android driver's tests go through Debian's real adb server
+  [systemd-analyze]=systemd   # pinky service's unit is checked by systemd's own verifier
 )
 
 missing=()
