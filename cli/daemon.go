@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/notify"
 )
 
 // driverConfig is the drivers' configuration as the person chose it, every
@@ -67,7 +68,7 @@ func driverConfig(home string, sim bool, world string, enable, disable, env []st
 
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
-	var world, level, httpAddr, consoleAddr string
+	var world, level, httpAddr, consoleAddr, notifyMode string
 	var enable, disable, driverEnv []string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
@@ -105,11 +106,20 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			if err != nil {
 				return err
 			}
+			var notifier notify.Notifier
+			switch notifyMode {
+			case "on":
+				notifier = notify.Desktop(log)
+			case "off":
+			default:
+				return fmt.Errorf("--notify %q: want on or off", notifyMode)
+			}
 			g, err := daemon.New(daemon.Config{
 				Dirs: dirs, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
 				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
+				Notifier: notifier,
 			})
 			if err != nil {
 				return err
@@ -130,6 +140,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
 	cmd.Flags().StringVar(&consoleAddr, "console", "", "serve the web console at this loopback `HOST:PORT` (default 127.0.0.1:4777, or a free port when it is taken; port 0: any free port; off: no console)")
 	cmd.Flags().BoolVar(&autoUnlock, "auto-unlock", false, "unlock a locked phone an agent acts on with the PIN saved by 'pinky pin set' (from the OS keychain; once per lock, a refused PIN is never retried)")
+	cmd.Flags().StringVar(&notifyMode, "notify", "on", "on: a desktop notification when an approval waits for you (D-Bus on Linux, the notification centre on macOS); off: none")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
 	return cmd
 }

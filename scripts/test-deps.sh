@@ -13,6 +13,7 @@ declare -A packages=(
   [chromium]=chromium   # the web console's tests drive a real headless Chromium (chromedp)
   [adb]=adb   # the Android driver's tests go through Debian's real adb server
   [systemd-analyze]=systemd   # pinky service's unit is checked by systemd's own verifier
+  [dbus-daemon]=dbus-daemon   # desktop notifications go through a real session bus in the tests
 )
 
 missing=()

@@ -30,6 +30,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/notify"
 	"github.com/pinky-gateway/pinky/gateway/pin"
 	"github.com/pinky-gateway/pinky/gateway/policy"
 	"github.com/pinky-gateway/pinky/gateway/settings"
@@ -53,6 +54,9 @@ type Config struct {
 	// ApprovalWait is how long an agent's call waits for the person before
 	// it answers approval_pending; zero is 45 s.
 	ApprovalWait time.Duration
+	// Notifier tells the person on their desktop that an approval waits;
+	// nil shows nothing (pinky daemon --notify off).
+	Notifier notify.Notifier
 	// ApprovalTTL is how long an approval stays open before it expires (a
 	// deny); zero is approval.DefaultTTL (60 s).
 	ApprovalTTL time.Duration

@@ -8,6 +8,8 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/events"
+	"github.com/pinky-gateway/pinky/gateway/notify"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // wireEvents creates the person's event log and feeds it the approvals (the
@@ -22,6 +24,23 @@ func (g *Gateway) wireEvents() {
 			logged(c)
 		}
 		g.events.Publish(approvalEvent(c))
+		if c.Status == approval.Pending && g.cfg.Notifier != nil {
+			go g.cfg.Notifier.Notify(context.Background(), approvalNote(c)) //nolint:errcheck // best effort; the notifier logs its failures
+		}
+	}
+}
+
+// approvalNote is what the desktop shows of an approval that opened: the
+// agent, the phone and the card's one sentence, as the terminal shows
+// them (escaped), never its screenshot or arguments.
+func approvalNote(c approval.Card) notify.Note {
+	body := c.Summary
+	if body == "" {
+		body = c.Tool + " (" + c.Commit + ")"
+	}
+	return notify.Note{
+		Title: "Pinky: " + safetext.Line(c.Agent) + " asks you",
+		Body:  safetext.Line(body) + " on " + safetext.Line(c.Device) + ". pinky approvals, or the console, to answer",
 	}
 }
 

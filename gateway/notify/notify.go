@@ -1,0 +1,128 @@
+// Package notify tells the person, on their desktop, that an agent waits
+// for them: a freedesktop notification over the session D-Bus on Linux
+// (org.freedesktop.Notifications), the notification centre on macOS
+// (osascript). It is best effort: a desktop with no notification service
+// costs one line in the log, never an approval.
+//
+// What a notification says is the approval's card in one line (the agent,
+// the phone, the summary sentence), made safe for display by the caller;
+// never a code, a password or a screen.
+package notify
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// Note is one notification.
+type Note struct {
+	Title string // "Pinky: claude-code asks"
+	Body  string // "Send "See you Friday" to Ben Okafor (in Messages) on Ana's Pixel"
+}
+
+// Notifier shows notes.
+type Notifier interface {
+	Notify(ctx context.Context, n Note) error
+}
+
+// Off shows nothing: pinky daemon --notify off.
+type Off struct{}
+
+// Notify does nothing.
+func (Off) Notify(context.Context, Note) error { return nil }
+
+// Desktop is this OS's notifier: D-Bus on Linux and the BSDs, osascript on
+// macOS; elsewhere nothing yet (Windows toasts are to come).
+func Desktop(log *slog.Logger) Notifier {
+	switch runtime.GOOS {
+	case "darwin":
+		return &logged{n: osascript{}, log: log}
+	case "windows":
+		return Off{}
+	}
+	return &logged{n: &DBus{}, log: log}
+}
+
+// logged logs a notifier's first failure, and its recovery, but not every
+// failure: a desktop without notifications would fill the log.
+type logged struct {
+	n      Notifier
+	log    *slog.Logger
+	mu     sync.Mutex
+	failed bool
+}
+
+func (l *logged) Notify(ctx context.Context, n Note) error {
+	err := l.n.Notify(ctx, n)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err != nil && !l.failed:
+		l.failed = true
+		l.log.Warn("desktop notifications do not reach you; approvals still wait in pinky approvals and the console (pinky daemon --notify off silences this)", "err", err)
+	case err == nil && l.failed:
+		l.failed = false
+		l.log.Info("desktop notifications reach you again")
+	}
+	return err
+}
+
+// DBus sends notes to org.freedesktop.Notifications on the session bus
+// ($DBUS_SESSION_BUS_ADDRESS), connecting on first use and again after a
+// failure.
+type DBus struct {
+	mu   sync.Mutex
+	conn *dbus.Conn
+}
+
+const (
+	dbusName   = "org.freedesktop.Notifications"
+	dbusPath   = "/org/freedesktop/Notifications"
+	dbusNotify = dbusName + ".Notify"
+)
+
+// Notify sends n, urgent (the person is waited for), to stay until seen.
+func (d *DBus) Notify(ctx context.Context, n Note) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn == nil {
+		c, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
+		if err != nil {
+			return fmt.Errorf("the session bus: %w", err)
+		}
+		d.conn = c
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	hints := map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(2)), "category": dbus.MakeVariant("im.received")}
+	call := d.conn.Object(dbusName, dbusPath).CallWithContext(ctx, dbusNotify, 0,
+		"Pinky", uint32(0), "", n.Title, n.Body, []string{}, hints, int32(0))
+	if call.Err != nil {
+		d.conn.Close()
+		d.conn = nil
+		return fmt.Errorf("%s: %w", dbusNotify, call.Err)
+	}
+	return nil
+}
+
+// osascript shows a note in macOS's notification centre.
+type osascript struct{}
+
+func (osascript) Notify(ctx context.Context, n Note) error {
+	q := func(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "osascript", "-e", "display notification "+q(n.Body)+" with title "+q(n.Title)).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("osascript: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
