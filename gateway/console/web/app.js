@@ -153,6 +153,7 @@ const state = {
   leases: new Map(), // device → lease
   held: new Set(), // devices the person holds
   approvals: new Map(), // id → card
+  approvalsLoaded: false, // the first list has been shown (later cards notify)
   tasks: [],
   taskID: '', // the task shown in #task-detail
   page: '',
@@ -617,10 +618,38 @@ async function loadApprovals() {
   for (const c of cards) {
     if (c.status && c.status !== 'pending') continue;
     open.add(c.id);
-    if (!state.approvals.has(c.id)) addApproval(c);
+    if (!state.approvals.has(c.id)) {
+      addApproval(c);
+      // The cards there when the page opened are in view; a later one may
+      // open while the person looks at another window.
+      if (state.approvalsLoaded) notifyBrowser(c);
+    }
   }
   for (const id of [...state.approvals.keys()]) if (!open.has(id)) removeApproval(id);
+  state.approvalsLoaded = true;
 }
+
+// notifyBrowser tells the person of a new approval through the browser's
+// own notifications, once they allowed them (the browser asks at their
+// first click in the console). The text is the card's, as plain text.
+function notifyBrowser(c) {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  try {
+    const n = new Notification(`Pinky: ${c.agent || 'an agent'} asks you`, {
+      body: (c.summary || `${c.tool} (${c.commit || 'an action'})`) + (c.device ? ` on ${c.device}` : ''),
+      tag: 'pinky-approval-' + c.id,
+    });
+    n.onclick = () => { window.focus(); location.hash = '#phones'; n.close(); };
+  } catch (e) {
+    log('notification: ' + e);
+  }
+}
+
+// The browser asks whether the console may notify at the person's first
+// click, a gesture it accepts a request from.
+document.addEventListener('click', () => {
+  if ('Notification' in window && Notification.permission === 'default') Notification.requestPermission();
+}, { once: true });
 
 function addApproval(c) {
   state.approvals.set(c.id, c);
