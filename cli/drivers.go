@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/drivertest"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/doctor"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/internal/safetext"
@@ -69,6 +70,7 @@ func probeDrivers(ctx context.Context) ([]api.Driver, error) {
 		return nil, err
 	}
 	defer h.Stop()
+	waitStderr(ctx)
 	var out []api.Driver
 	for _, s := range h.Drivers() {
 		out = append(out, daemon.APIDriver(s))
@@ -292,13 +294,19 @@ func printDrivers(w io.Writer, ds []api.Driver) {
 			for _, l := range d.Stderr {
 				fmt.Fprintf(w, "  | %s\n", show(l))
 			}
+			continue
+		}
+		// A driver that runs may still lack what it needs (adb, say): it
+		// says so as a check, shown here rather than a silent 0 devices.
+		for _, p := range doctor.Problems(d) {
+			fmt.Fprintf(w, "\n%s: %s\n", show(d.Name), show(p))
 		}
 	}
 }
 
 func printDevices(w io.Writer, ds []api.Device) {
 	if len(ds) == 0 {
-		fmt.Fprintln(w, "no devices (virtual phones need `pinky daemon --sim`)")
+		fmt.Fprintln(w, "no phones yet: "+doctor.NoPhones+". `pinky doctor` says what is missing.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

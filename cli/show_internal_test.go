@@ -46,6 +46,10 @@ func TestPrintersShowEvilText(t *testing.T) {
 		{"drivers", func(b *strings.Builder) {
 			printDrivers(b, []api.Driver{{Name: evil, Version: evil, Path: evil, State: "failed", LastError: evil, Stderr: []string{evil}}})
 		}, 5},
+		{"driver checks", func(b *strings.Builder) {
+			line, _ := json.Marshal(map[string]string{"level": "WARN", "msg": evil, "check": evil, "fix": evil})
+			printDrivers(b, []api.Driver{{Name: evil, State: "running", Stderr: []string{string(line)}}})
+		}, 4},
 		{"devices", func(b *strings.Builder) {
 			printDevices(b, []api.Device{{ID: evil, Driver: evil, State: evil, Platform: evil, Model: evil, OSVersion: evil,
 				Connection: evil, LockState: evil, Detail: evil}})

@@ -68,6 +68,15 @@
 // A tap or key is one write; a write to a session whose end adb has not yet
 // reported is lost without an error, which scrcpy's control protocol (no
 // acknowledgement of input) cannot tell.
+//
+// # Checks
+//
+// What the driver needs of this computer it reports on stderr as checks
+// that `pinky doctor` and `pinky drivers` show (checks.go): a line with
+// check=adb or check=scrcpy at WARN says what is missing and how to get it
+// (adb not installed, no server answering, no scrcpy server), and one at
+// INFO that the check passes again. A missing adb is thus a sentence next to
+// the driver, not a driver that runs with no phones and says nothing.
 package android
 
 import (
@@ -152,7 +161,10 @@ func New(cfg Config) (*Driver, error) {
 		if d.scrErr == nil {
 			d.scrErr = ErrNoScrcpyServer
 		}
-		log.Warn("no scrcpy server: input goes through adb shell input and there is no video", "err", d.scrErr)
+		log.Warn(scrcpyProblem, "check", CheckScrcpy, "fix", scrcpyFix, "err", d.scrErr)
+	}
+	if d.scrcpy != nil {
+		log.Info("scrcpy server found", "check", CheckScrcpy, "path", d.scrcpy.Path, "version", d.scrcpy.Version)
 	}
 	return d, nil
 }
@@ -195,9 +207,11 @@ const (
 func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) error) error {
 	var prev []adb.DeviceInfo
 	synced := false
-	locks := map[string]Lock{} // the last lock state sent, by serial
+	locks := map[string]Lock{}      // the last lock state sent, by serial
+	versions := map[string]string{} // the Android release, by serial, read when the phone first comes online
 	withLock := func(info adb.DeviceInfo) sdk.Device {
 		dev := device(info)
+		dev.OSVersion = versions[info.Serial]
 		if l, ok := locks[info.Serial]; ok && info.State == adb.StateDevice {
 			dev.LockState, dev.ScreenOn = lockOf(l), l.ScreenOn
 		}
@@ -209,15 +223,27 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 			if ev.Device.State == adb.StateUnauthorized && ev.Kind != adb.DeviceRemoved {
 				d.log.Warn("a phone has not authorized this computer: accept the \"Allow USB debugging?\" prompt on the phone", "serial", ev.Device.Serial)
 			}
+			if ev.Kind == adb.DeviceRemoved {
+				delete(versions, ev.Device.Serial)
+			}
 			if ev.Kind == adb.DeviceRemoved || ev.Device.State != adb.StateDevice {
 				delete(locks, ev.Device.Serial)
 			} else if _, known := locks[ev.Device.Serial]; !known {
-				// A phone that comes online is listed with its lock state.
+				// A phone that comes online is listed with its lock state,
+				// and with its Android version (background displays need 13).
+				dev := d.adb.Device(ev.Device.Serial)
 				lctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
-				if l, err := lockState(lctx, d.adb.Device(ev.Device.Serial)); err == nil {
+				if l, err := lockState(lctx, dev); err == nil {
 					locks[ev.Device.Serial] = l
 				}
 				cancel()
+				if _, seen := versions[ev.Device.Serial]; !seen {
+					vctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
+					if _, rel, err := androidVersion(vctx, dev); err == nil {
+						versions[ev.Device.Serial] = rel
+					}
+					cancel()
+				}
 			}
 			if err := send(sdk.DeviceEvent{Kind: kind, Device: withLock(ev.Device)}); err != nil {
 				return err
@@ -257,6 +283,7 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 	poll := time.NewTicker(lockPollEvery)
 	defer poll.Stop()
 	backoff := watchBackoffMin
+	problem, answered := "", false // the adb check last logged
 	for {
 		tctx, stopTrack := context.WithCancel(ctx)
 		lists, ended := d.track(tctx)
@@ -269,6 +296,10 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 				return nil
 			case list := <-lists:
 				backoff = watchBackoffMin
+				if problem != "" || !answered {
+					d.log.Info("the adb server answers", "check", CheckADB, "addr", d.adb.Addr())
+					problem, answered = "", true
+				}
 				d.remember(list)
 				if err := emit(list); err != nil {
 					stopTrack()
@@ -290,7 +321,13 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 		// The server went away or never answered: its phones are offline
 		// until a server lists them again. A first watch still gets its
 		// SYNCED, so that the gateway does not wait for a server.
-		d.log.Warn("the adb server does not answer; tracking again", "err", trackErr, "in", backoff)
+		// The problem is logged when it changes, as the check the person
+		// reads in `pinky doctor`; the retries in between only at debug.
+		if p, fix := adbProblem(trackErr, d.adb.Addr()); p != problem {
+			problem = p
+			d.log.Warn(p, "check", CheckADB, "fix", fix, "err", trackErr)
+		}
+		d.log.Debug("the adb server does not answer; tracking again", "err", trackErr, "in", backoff)
 		offline := make([]adb.DeviceInfo, len(prev))
 		for i, info := range prev {
 			info.State, info.StateText = adb.StateOffline, ""
