@@ -6,7 +6,7 @@ BIN       := bin
 BUF       := $(GO) tool -modfile=scripts/tools/go.mod buf
 GOTESTFLAGS ?=
 
-.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean
+.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean deb deb-check
 
 help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -22,10 +22,17 @@ LDFLAGS   := -X $(VPKG).Version=$(VERSION) -X $(VPKG).Commit=$(COMMIT) -X $(VPKG
 build: ## Build every binary into bin/, with the version stamped from git.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cli/cmd/pinky ./drivers/sim/cmd/pinky-driver-sim ./drivers/android/cmd/pinky-driver-android ./drivers/ios/cmd/pinky-driver-ios
 
-test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test.
+test: ## Install test dependencies (scripts/test-deps.sh), then vet and run every test, and check the Debian package.
 	scripts/test-deps.sh
 	$(MAKE) vet fmt-check
 	GO=$(GO) scripts/run-tests.sh $(GOTESTFLAGS)
+	scripts/deb-check.sh
+
+deb: ## Build the Debian package (binaries, systemd user unit, man pages) into dist/.
+	scripts/deb.sh dist
+
+deb-check: ## Build the Debian package, install it into a throwaway root and run what it installed.
+	scripts/deb-check.sh
 
 vet: ## go vet over the module.
 	$(GO) vet ./...

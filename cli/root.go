@@ -57,7 +57,7 @@ Data lives in $PINKY_HOME (default ~/.local/share/pinky).`,
 		Version:       version.Get().String(),
 	}
 	root.SetVersionTemplate("pinky {{.Version}}\n")
-	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd(), newVersionCmd(), newDoctorCmd(), newServiceCmd())
+	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd(), newVersionCmd(), newDoctorCmd(), newServiceCmd(), newManCmd())
 	root.AddCommand(newSkillCmd())
 	attachCompletions(root)
 	return root

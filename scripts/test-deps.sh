@@ -14,6 +14,7 @@ declare -A packages=(
   [adb]=adb   # the Android driver's tests go through Debian's real adb server
   [systemd-analyze]=systemd   # pinky service's unit is checked by systemd's own verifier
   [dbus-daemon]=dbus-daemon   # desktop notifications go through a real session bus in the tests
+  [dpkg-deb]=dpkg   # make test builds the Debian package and installs it into a throwaway root
 )
 
 missing=()
