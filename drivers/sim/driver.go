@@ -30,6 +30,7 @@ type Driver struct {
 	phones []*phone
 	byID   map[string]*phone
 	faults Faults
+	shots  shotCache // the last screenshots encoded
 	log    *slog.Logger
 	exit   func(int)
 	now    func() time.Time

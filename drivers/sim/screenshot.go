@@ -35,14 +35,16 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	if err != nil {
 		return nil, err
 	}
-	// Drawing and encoding happen outside the phone's lock.
-	img := render.Draw(w, h, black, boxes)
+	// Drawing and encoding happen outside the phone's lock, once for the
+	// same picture (shotcache.go).
 	req.MaxSide = 0 // drawn at its size already
-	out, err := still.Encode(img, req)
-	if err != nil {
-		return nil, fmt.Errorf("device %q: encode screenshot: %w", req.DeviceID, err)
-	}
-	return out, nil
+	return d.shots.get(shotKey(w, h, req, boxes), func() (*sdk.Image, error) {
+		out, err := still.Encode(render.Draw(w, h, black, boxes), req)
+		if err != nil {
+			return nil, fmt.Errorf("device %q: encode screenshot: %w", req.DeviceID, err)
+		}
+		return out, nil
+	})
 }
 
 // boxes turns a view into what to draw, scaled by f.
