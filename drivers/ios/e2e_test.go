@@ -40,6 +40,7 @@ type rig struct {
 	secret []byte
 	path   string // ios.yaml
 	phone  config.Phone
+	logs   testkit.Buffer // the driver's log
 }
 
 type rigOpt struct {
@@ -125,7 +126,7 @@ func (r *rig) driver(t testing.TB) *Driver {
 	// slow to encode there, and the conformance suite reads it from
 	// several calls at once.
 	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: testkit.Scaled(3 * time.Second), SlowTimeout: testkit.Scaled(3 * time.Second),
-		Logger: slog.New(slog.DiscardHandler)})
+		Logger: r.logs.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,6 +443,13 @@ func TestDevices(t *testing.T) {
 	next("online again, same id", func(ev sdk.DeviceEvent) bool {
 		return ev.Device.ID == phoneID && ev.Device.State == sdk.StateOnline && ev.Device.StateDetail == ""
 	})
+	// pinky doctor reads both from the driver's log (SPEC.md §1.9).
+	testkit.WaitUntil(t, "the WDA check passing again in the log", func() bool {
+		return strings.Contains(r.logs.String(), `level=INFO msg="WebDriverAgent answers again" device=`+phoneID+` check="wda `+phoneID+`"`)
+	})
+	if logs := r.logs.String(); !strings.Contains(logs, `level=WARN msg="WebDriverAgent not answering`) || !strings.Contains(logs, `check="wda `+phoneID+`" fix="start WebDriverAgent`) {
+		t.Errorf("no failing WDA check, with its fix, in the log:\n%s", logs)
+	}
 
 	other := config.Phone{ID: "ios-other", Name: "Other", WDA: "http://" + addr, MJPEG: "off"}
 	r.save(t, r.phone, other)

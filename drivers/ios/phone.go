@@ -67,10 +67,12 @@ func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 		rx, err := video.NewReceiver(video.ReceiverConfig{
 			DeviceID: pc.ID, Secret: secret, Listen: v.Listen, Dial: v.Dial, Logger: log,
 			OnLive: func(live bool) {
+				// check= lines are what pinky doctor reads (SPEC.md §1.9).
 				if live {
-					log.Info("the phone's broadcast started: video and fast screenshots")
+					log.Info("the phone's broadcast started: video and fast screenshots", "check", "broadcast "+pc.ID)
 				} else {
-					log.Info("no broadcast: start it on the phone (Control Center, screen recording, Pinky) for video; screenshots come from WebDriverAgent meanwhile")
+					log.Warn("no broadcast: screenshots come from WebDriverAgent, slower, and there is no video", "check", "broadcast "+pc.ID,
+						"fix", "start the broadcast on the phone: Control Center, long-press screen recording, pick Pinky")
 				}
 			},
 		})
@@ -138,7 +140,8 @@ func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) 
 				msg = err.Error()
 			}
 			log.Warn("WebDriverAgent not answering: start it on the phone (xcodebuild test-without-building, or `ios runwda` from go-ios), keep the phone on the same Wi-Fi, and check the address in `pinky ios list`",
-				"device", p.cfg.ID, "wda", p.cfg.WDA, "err", msg)
+				"device", p.cfg.ID, "wda", p.cfg.WDA, "err", msg, "check", "wda "+p.cfg.ID,
+				"fix", "start WebDriverAgent on the phone (xcodebuild test-without-building, or `ios runwda` from go-ios), keep it on the same Wi-Fi, and check its address with `pinky ios list`")
 		}
 		p.mu.Unlock()
 	} else {
@@ -165,7 +168,7 @@ func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) 
 		}
 		p.mu.Lock()
 		if p.told {
-			log.Info("WebDriverAgent answers again", "device", p.cfg.ID)
+			log.Info("WebDriverAgent answers again", "device", p.cfg.ID, "check", "wda "+p.cfg.ID)
 		}
 		p.told = false
 		p.mu.Unlock()
