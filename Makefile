@@ -6,7 +6,7 @@ BIN       := bin
 BUF       := $(GO) tool -modfile=scripts/tools/go.mod buf
 GOTESTFLAGS ?=
 
-.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean deb deb-check
+.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean deb deb-check dist
 
 help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -27,6 +27,9 @@ test: ## Install test dependencies (scripts/test-deps.sh), then vet and run ever
 	$(MAKE) vet fmt-check
 	GO=$(GO) scripts/run-tests.sh $(GOTESTFLAGS)
 	scripts/deb-check.sh
+
+dist: ## Release archives (stripped, versioned) for linux/amd64 and linux/arm64 into dist/, with SHA256SUMS.
+	scripts/dist.sh
 
 deb: ## Build the Debian package (binaries, systemd user unit, man pages) into dist/.
 	scripts/deb.sh dist
