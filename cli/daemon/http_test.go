@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +26,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // simDrivers serves the default world's two phones in-process.
@@ -56,24 +55,6 @@ func (s simDrivers) Subscribe() (<-chan driverhost.Event, func()) {
 	return make(chan driverhost.Event), func() {}
 }
 
-// syncBuffer is a log sink for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // httpFixture is MCP over HTTP in front of an agent manager with the
 // virtual phones, on a loopback test server.
 type httpFixture struct {
@@ -82,7 +63,7 @@ type httpFixture struct {
 	token     string
 	agents    *agent.Manager
 	store     *history.Memory
-	logs      *syncBuffer
+	logs      *testkit.Buffer
 }
 
 func newHTTPFixture(t *testing.T, grace time.Duration) *httpFixture {
@@ -96,7 +77,7 @@ func newHTTPFixture(t *testing.T, grace time.Duration) *httpFixture {
 	if err := d.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
 		t.Fatal(err)
 	}
-	f := &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &syncBuffer{}}
+	f := &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &testkit.Buffer{}}
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.agents = agent.NewManager(agent.Config{Drivers: simDrivers{d}, Store: f.store, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -21,6 +21,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // uploadFixture is httpFixture with a files folder and a clock the upload
@@ -46,7 +47,7 @@ func newUploadFixture(t *testing.T) *uploadFixture {
 		t.Fatal(err)
 	}
 	f := &uploadFixture{
-		httpFixture: &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &syncBuffer{}},
+		httpFixture: &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &testkit.Buffer{}},
 		files:       t.TempDir(),
 		now:         time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
 	}

@@ -1,7 +1,6 @@
 package android
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestADBProblem(t *testing.T) {
@@ -37,23 +36,10 @@ func TestADBProblem(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for the driver's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// jsonLines are the JSON lines logged into b.
+func jsonLines(b *testkit.Buffer) []map[string]any {
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		var m map[string]any
 		if json.Unmarshal([]byte(l), &m) == nil {
 			out = append(out, m)
@@ -83,7 +69,7 @@ func TestChecksWithoutADB(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	var logs syncBuffer
+	var logs testkit.Buffer
 	d, err := New(Config{
 		ADB:    adb.Options{Addr: addr, ADBPath: "/nonexistent/adb"},
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
@@ -109,7 +95,7 @@ func TestChecksWithoutADB(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("WatchDevices ended before its first sync: %v", err)
 	}
-	lines := logs.lines()
+	lines := jsonLines(&logs)
 	a := checkLine(lines, CheckADB)
 	if a == nil || a["level"] != "WARN" || !strings.HasPrefix(fmt.Sprint(a["msg"]), "adb is not installed") ||
 		!strings.Contains(fmt.Sprint(a["fix"]), "install Android's platform tools") {
