@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
+	_ "github.com/mattn/go-sqlite3" // the "sqlite3" database/sql driver
 )
 
 // SQLite is the Store kept in a SQLite database file.
@@ -165,9 +165,11 @@ func (d *damage) Error() string { return "quick_check: " + d.problems }
 // damaged reports whether err says the file is not a sound database.
 func damaged(err error) bool {
 	var d *damage
-	var se sqlite3.Error
-	return errors.As(err, &d) ||
-		errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+	if errors.As(err, &d) {
+		return true
+	}
+	f, ok := sqliteFailureOf(err)
+	return ok && (f.code == sqliteCorrupt || f.code == sqliteNotADB)
 }
 
 // damagedError is Open's answer for a damaged database: what is wrong, and
@@ -926,15 +928,15 @@ func (s *SQLite) Health() Health { return s.health.get() }
 // changed says whether a write that worked changed the file: one that
 // changed nothing wrote nothing, and proves nothing about the disk.
 func (s *SQLite) track(err *error, changed bool) {
-	var se sqlite3.Error
+	f, isSQLite := sqliteFailureOf(*err)
 	switch {
 	case *err == nil:
 		if changed {
 			s.health.worked()
 		}
-	case neutral(*err) || !errors.As(*err, &se):
+	case neutral(*err) || !isSQLite:
 	default:
-		cause, fix := diagnose(se, s.path)
+		cause, fix := diagnose(f, s.path)
 		s.health.failed(cause, fix, *err)
 		*err = &WriteError{Cause: cause, Err: *err}
 	}
@@ -943,32 +945,32 @@ func (s *SQLite) track(err *error, changed bool) {
 // diagnose says why SQLite could not write the database at path (cause,
 // without the path, for agents and people alike) and what the person does
 // about it (fix).
-func diagnose(se sqlite3.Error, path string) (cause, fix string) {
+func diagnose(se sqliteFailure, path string) (cause, fix string) {
 	dir := filepath.Dir(path)
-	errno := se.SystemErrno
+	errno := se.errno
 	switch {
-	case se.Code == sqlite3.ErrFull || errno == syscall.ENOSPC || errno == syscall.EDQUOT:
+	case se.code == sqliteFull || errno == syscall.ENOSPC || errno == syscall.EDQUOT:
 		cause, fix = "the disk is full", fmt.Sprintf("free space on the disk that holds %s; writes resume by themselves", dir)
 	case errno == syscall.EFBIG:
 		cause, fix = "a file size limit was reached", "raise the file size limit the daemon runs with (ulimit -f), or free space; writes resume by themselves"
 	case errno == syscall.EROFS:
 		cause, fix = "the file system is read-only", fmt.Sprintf("make the file system that holds %s writable, then restart the daemon", dir)
-	case se.Code == sqlite3.ErrReadonly:
+	case se.code == sqliteReadonly:
 		// SQLite opened the file read-only: it was not writable when the
 		// daemon started.
 		cause, fix = "the database file is read-only", fmt.Sprintf("make %s writable for the daemon's user (lsattr shows an immutable one; chattr -i clears it), then restart the daemon", path)
-	case errno == syscall.EPERM || errno == syscall.EACCES || se.Code == sqlite3.ErrPerm:
+	case errno == syscall.EPERM || errno == syscall.EACCES || se.code == sqlitePerm:
 		cause, fix = "the database file is not writable", fmt.Sprintf("make %s and %s-wal writable for the daemon's user (lsattr shows an immutable one; chattr -i clears it); writes resume by themselves", path, path)
-	case se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB:
+	case se.code == sqliteCorrupt || se.code == sqliteNotADB:
 		cause, fix = "the database is damaged", "stop the daemon, "+damagedFix(path)
-	case se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked:
+	case se.code == sqliteBusy || se.code == sqliteLocked:
 		cause, fix = "another program holds the database locked", fmt.Sprintf("close the program that has %s open", path)
-	case se.Code == sqlite3.ErrNomem:
+	case se.code == sqliteNomem:
 		cause, fix = "the computer is out of memory", "close programs to free memory"
-	case se.Code == sqlite3.ErrIoErr:
+	case se.code == sqliteIOErr:
 		cause, fix = "the disk reports an input/output error", fmt.Sprintf("check the disk that holds %s", dir)
 	default:
-		cause, fix = "SQLite refused the write: "+se.Code.Error(), fmt.Sprintf("check %s and the daemon's log", path)
+		cause, fix = "SQLite refused the write: "+se.text, fmt.Sprintf("check %s and the daemon's log", path)
 	}
 	if errno != 0 {
 		cause += " (" + errno.Error() + ")"
@@ -986,12 +988,11 @@ func sqlErr(err error, format string, args ...any) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.ExtendedCode {
-		case sqlite3.ErrConstraintPrimaryKey, sqlite3.ErrConstraintUnique:
+	if f, ok := sqliteFailureOf(err); ok {
+		switch f.extended {
+		case sqliteConstraintPrimaryKey, sqliteConstraintUnique:
 			return fmt.Errorf("%s: %w", what, ErrExists)
-		case sqlite3.ErrConstraintForeignKey:
+		case sqliteConstraintForeignKey:
 			return fmt.Errorf("%s: an id it refers to: %w", what, ErrNotFound)
 		}
 	}
