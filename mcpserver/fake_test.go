@@ -228,6 +228,10 @@ func connectServer(t *testing.T, serve func(ctx context.Context, r io.Reader, w 
 	t.Cleanup(func() {
 		_ = c.Close()
 		_ = clientWrite.Close() // the server reads EOF
+		// and its writes fail, as a real pipe's do once the client is gone
+		// (an io.Pipe would block a progress notice or an answer written
+		// after the client stopped reading, and serve with it).
+		_ = clientRead.Close()
 		select {
 		case err := <-done:
 			if err != nil {

@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -36,9 +39,10 @@ func (f fixedSessions) Session(context.Context) (Session, error) { return f.sess
 // ServeStream serves one MCP connection over a byte stream of
 // newline-delimited JSON-RPC messages (MCP's stdio transport), with every
 // tool call going to sess. The daemon calls it for each `pinky mcp`
-// connection on its local socket. It returns nil when r ends, or ctx's
-// error when ctx is done; it closes neither r nor w, so the caller closes
-// the connection to end a read in progress.
+// connection on its local socket. It returns nil when r ends or the
+// client closes its end of w, the write's error when w fails otherwise,
+// or ctx's error when ctx is done; it closes neither r nor w, so the
+// caller closes the connection to end a read in progress.
 //
 // mcp-go's StdioServer is not used: its session is a package-level
 // singleton (one session id, one notification queue and one writer for the
@@ -62,8 +66,10 @@ func serveStream(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.W
 	ctx, cancel := context.WithCancel(srv.WithContext(ctx, ss))
 	defer cancel()
 
+	var writeErr atomic.Pointer[error] // why the output failed, if it did
 	out := newStreamWriter(w, ss.notes, func(err error) {
 		log.Debug("mcp stream write failed", "session", ss.id, "err", err)
+		writeErr.CompareAndSwap(nil, &err)
 		cancel()
 	})
 	// The writer outlives the requests (it stops after wg.Wait below), so
@@ -86,6 +92,9 @@ func serveStream(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.W
 	for {
 		select {
 		case <-ctx.Done():
+			if werr := writeErr.Load(); werr != nil {
+				return streamGone(*werr)
+			}
 			return ctx.Err()
 		case err := <-readErr:
 			return err
@@ -132,6 +141,16 @@ func serveStream(ctx context.Context, srv *server.MCPServer, r io.Reader, w io.W
 			})
 		}
 	}
+}
+
+// streamGone is what serving returns when its output failed: nil when the
+// client closed its end (the stream ended, as when its input ends), else
+// the write's error.
+func streamGone(err error) error {
+	if errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return fmt.Errorf("write mcp stream: %w", err)
 }
 
 // readMessages sends each line of r to lines until r ends (nil) or fails.
