@@ -121,7 +121,7 @@ func runDoctor(ctx context.Context, dirs home.Dirs) doctor.Report {
 		}
 	}
 	r = append(r, doctor.Found(found, off, err, searched)...)
-	ds, devs, err := probeForDoctor(ctx, cfg)
+	ds, devs, err := probe(ctx, cfg)
 	if err != nil {
 		return append(r, doctor.Result{Check: "drivers", Detail: "could not be started: " + err.Error(),
 			Fix: "run `pinky daemon` and read its log"})
@@ -210,9 +210,9 @@ func waitStderr(ctx context.Context) {
 	}
 }
 
-// probeForDoctor starts the drivers of cfg once, as `pinky drivers` does,
-// and returns their status and phones.
-func probeForDoctor(ctx context.Context, cfg driverhost.Config) ([]api.Driver, []api.Device, error) {
+// probe starts the drivers of cfg once (pinky drivers and pinky doctor
+// without a daemon) and returns their status and phones.
+func probe(ctx context.Context, cfg driverhost.Config) ([]api.Driver, []api.Device, error) {
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	h := driverhost.New(cfg)
 	if err := h.Start(ctx); err != nil {
@@ -224,12 +224,5 @@ func probeForDoctor(ctx context.Context, cfg driverhost.Config) ([]api.Driver, [
 	for _, s := range h.Drivers() {
 		ds = append(ds, daemon.APIDriver(s))
 	}
-	var devs []api.Device
-	for _, d := range h.Devices() {
-		devs = append(devs, api.Device{
-			ID: d.ID, Driver: d.Driver, Online: d.Online, Name: d.Name, Model: d.Model, Platform: string(d.Platform),
-			OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State), Detail: d.StateDetail,
-		})
-	}
-	return ds, devs, nil
+	return ds, daemon.APIDevices(h.Devices()), nil
 }

@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pinky-gateway/pinky/cli/daemon"
 	"github.com/pinky-gateway/pinky/drivers/drivertest"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -63,19 +61,8 @@ func probeDrivers(ctx context.Context) ([]api.Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := driverhost.DefaultConfig(dirs.Home)
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	h := driverhost.New(cfg)
-	if err := h.Start(ctx); err != nil {
-		return nil, err
-	}
-	defer h.Stop()
-	waitStderr(ctx)
-	var out []api.Driver
-	for _, s := range h.Drivers() {
-		out = append(out, daemon.APIDriver(s))
-	}
-	return out, nil
+	ds, _, err := probe(ctx, driverhost.DefaultConfig(dirs.Home))
+	return ds, err
 }
 
 func newDriverCmd() *cobra.Command {

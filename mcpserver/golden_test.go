@@ -1,16 +1,14 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// update rewrites the golden files: UPDATE_GOLDEN=1 go test ./mcpserver/
-var update = os.Getenv("UPDATE_GOLDEN") != ""
+	"github.com/pinky-gateway/pinky/internal/testkit"
+)
 
 // TestGoldenSchemas keeps one snapshot per tool of its full definition
 // (name, description, input and output schemas, annotations): a change to
@@ -25,7 +23,7 @@ func TestGoldenSchemas(t *testing.T) {
 			t.Fatalf("%s: %v", tool.Def.Name, err)
 		}
 		got = append(got, '\n')
-		checkGolden(t, filepath.Join("testdata", name), got)
+		testkit.Golden(t, filepath.Join("testdata", name), got)
 	}
 	// A snapshot without a tool is a tool that went away unnoticed.
 	entries, err := os.ReadDir("testdata")
@@ -34,7 +32,7 @@ func TestGoldenSchemas(t *testing.T) {
 	}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".json") && !want[e.Name()] {
-			if update {
+			if testkit.UpdateGolden() {
 				_ = os.Remove(filepath.Join("testdata", e.Name()))
 				continue
 			}
@@ -45,28 +43,7 @@ func TestGoldenSchemas(t *testing.T) {
 
 // TestDocsCurrent keeps docs/mcp.md in step with the inventory.
 func TestDocsCurrent(t *testing.T) {
-	checkGolden(t, filepath.Join("..", "docs", "mcp.md"), []byte(Docs()))
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Errorf("%s: %v; run UPDATE_GOLDEN=1 go test ./mcpserver/", path, err)
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not current; run UPDATE_GOLDEN=1 go test ./mcpserver/ and review the diff", path)
-	}
+	testkit.Golden(t, filepath.Join("..", "docs", "mcp.md"), []byte(Docs()))
 }
 
 // Every tool's schemas are valid JSON Schema that mcp-go can check calls

@@ -392,8 +392,10 @@ func APIDriver(s driverhost.DriverStatus) api.Driver {
 	}
 }
 
-func (g *Gateway) devices() []api.Device {
-	ds := g.host.Devices()
+func (g *Gateway) devices() []api.Device { return APIDevices(g.host.Devices()) }
+
+// APIDevices is the local API's view of the driver host's phones.
+func APIDevices(ds []driverhost.Device) []api.Device {
 	out := make([]api.Device, len(ds))
 	for i, d := range ds {
 		out[i] = api.Device{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +26,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // simDrivers serves the default world's two phones in-process.
@@ -68,22 +68,15 @@ type httpFixture struct {
 
 func newHTTPFixture(t *testing.T, grace time.Duration) *httpFixture {
 	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	if err := d.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
-		t.Fatal(err)
-	}
+	d := simtest.New(t, simtest.Unlocked(simtest.Android))
 	f := &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &testkit.Buffer{}}
-	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := f.logs.Logger()
 	f.agents = agent.NewManager(agent.Config{Drivers: simDrivers{d}, Store: f.store, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.agents.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	var err error
 	if f.token, err = home.EnsureToken(f.tokenPath); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,11 +16,11 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
-	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
 // uploadFixture is httpFixture with a files folder and a clock the upload
@@ -37,26 +36,19 @@ type uploadFixture struct {
 
 func newUploadFixture(t *testing.T) *uploadFixture {
 	t.Helper()
-	w, err := sim.DefaultWorld()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.New(w)
-	t.Cleanup(func() { d.Close() })
-	if err := d.Unlock(context.Background(), "sim-android-1", "1234"); err != nil {
-		t.Fatal(err)
-	}
+	d := simtest.New(t, simtest.Unlocked(simtest.Android))
 	f := &uploadFixture{
 		httpFixture: &httpFixture{tokenPath: filepath.Join(t.TempDir(), "token"), store: history.NewMemory(), logs: &testkit.Buffer{}},
 		files:       t.TempDir(),
 		now:         time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
 	}
-	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := f.logs.Logger()
 	f.agents = agent.NewManager(agent.Config{Drivers: simDrivers{d}, Store: f.store, Logger: log, Files: f.files})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { f.agents.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
+	var err error
 	if f.token, err = home.EnsureToken(f.tokenPath); err != nil {
 		t.Fatal(err)
 	}
