@@ -103,8 +103,12 @@ func (d *DBus) Notify(ctx context.Context, n Note) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	hints := map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(2)), "category": dbus.MakeVariant("im.received")}
+	// A notification server may read the body as markup (<b>, <a href>):
+	// an agent's name or a screen's words must not become a link, so the
+	// body's markup characters go as entities, which every server shows
+	// as the characters. The summary is plain text by the specification.
 	call := d.conn.Object(dbusName, dbusPath).CallWithContext(ctx, dbusNotify, 0,
-		"Pinky", uint32(0), "", n.Title, n.Body, []string{}, hints, int32(0))
+		"Pinky", uint32(0), "", n.Title, bodyText.Replace(n.Body), []string{}, hints, int32(0))
 	if call.Err != nil {
 		d.conn.Close()
 		d.conn = nil
@@ -112,6 +116,9 @@ func (d *DBus) Notify(ctx context.Context, n Note) error {
 	}
 	return nil
 }
+
+// bodyText escapes what a notification body's markup would read.
+var bodyText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // osascript shows a note in macOS's notification centre.
 type osascript struct{}

@@ -23,11 +23,12 @@ func TestDBus(t *testing.T) {
 		t.Errorf("log %q; want it to say notifications do not reach the person", log.String())
 	}
 	srv := dbustest.Serve(t, addr)
-	if err := n.Notify(context.Background(), Note{Title: "Pinky: agent asks", Body: `Send "hi" to Ben`}); err != nil {
+	if err := n.Notify(context.Background(), Note{Title: "Pinky: agent asks", Body: `Send "hi" to <a href="http://x">Ben</a> & co`}); err != nil {
 		t.Fatal(err)
 	}
 	got := srv.Notes()
-	if len(got) != 1 || got[0].App != "Pinky" || got[0].Summary != "Pinky: agent asks" || got[0].Body != `Send "hi" to Ben` {
+	// The body's markup is escaped: no link an agent or a screen wrote.
+	if len(got) != 1 || got[0].App != "Pinky" || got[0].Summary != "Pinky: agent asks" || got[0].Body != `Send "hi" to &lt;a href="http://x"&gt;Ben&lt;/a&gt; &amp; co` {
 		t.Fatalf("notes %+v", got)
 	}
 	if u, ok := got[0].Hints["urgency"].Value().(byte); !ok || u != 2 {
