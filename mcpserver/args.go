@@ -27,6 +27,12 @@ import (
 //	pattern  a regular expression a string must match
 //	default  the value the tool assumes when the argument is absent
 //	what     on an embedded or object field: the word for {what} inside it
+//	schema   comma-separated, how the field shows in the input schema:
+//	         unlisted leaves its bounds and pattern out (they are still
+//	         checked; they stop runaway input, and an agent that passes
+//	         what the description says never meets them); terse, on an
+//	         object field, leaves out the descriptions of its fields (its
+//	         own description says what they are). docs/mcp.md shows all.
 //
 // A bound, a pattern or a default may be {name}, one of tagValues. The JSON
 // type comes from the Go type: a string (a named string type with an enum
@@ -127,6 +133,20 @@ func fieldParam(owner reflect.Type, f reflect.StructField, name, what string) pa
 			p.maxItems = int(number(val, bad))
 		default:
 			bad("unknown check %q", key)
+		}
+	}
+	for opt := range strings.SplitSeq(f.Tag.Get("schema"), ",") {
+		switch strings.TrimSpace(opt) {
+		case "":
+		case "unlisted":
+			p.unlisted = true
+		case "terse":
+			if p.typ != "object" {
+				bad("terse is for object fields")
+			}
+			p.terse = true
+		default:
+			bad("unknown schema option %q", opt)
 		}
 	}
 	if pat, ok := f.Tag.Lookup("pattern"); ok {

@@ -25,6 +25,8 @@ type sampleArgs struct {
 	Tags  []string    `json:"tags" check:"len=1..16,items=3"`
 	Code  string      `json:"code" pattern:"^[a-z]+$"`
 	Inner sampleInner `json:"inner" what:"pebble" check:"required"`
+	Quiet string      `json:"quiet" check:"len=1..9" schema:"unlisted"`
+	Spot  sampleInner `json:"spot" schema:"terse"`
 	sampleInner
 	Skipped string `json:"-"`
 	hidden  string
@@ -35,8 +37,8 @@ type sampleArgs struct {
 func TestParamsOf(t *testing.T) {
 	i64 := func(n int64) *int64 { return &n }
 	want := []param{
-		{name: "device", typ: "string", desc: `The phone's id from phone_list, e.g. "sim-android-1".`, required: true,
-			minLen: 1, maxLen: 128, pattern: regexp.MustCompile(devicePattern)},
+		{name: "device", typ: "string", desc: "The id from phone_list.", required: true,
+			minLen: 1, maxLen: 128, pattern: regexp.MustCompile(devicePattern), unlisted: true},
 		{name: "name", typ: "string", desc: "A name.", required: true, minLen: 2, maxLen: 8},
 		{name: "color", typ: "string", desc: "A color.", enum: []string{"red", "blue"}, def: "red"},
 		{name: "count", typ: "integer", min: i64(0), max: i64(MaxUploadLinkBytes), def: 10000},
@@ -45,6 +47,10 @@ func TestParamsOf(t *testing.T) {
 		{name: "code", typ: "string", pattern: regexp.MustCompile("^[a-z]+$")},
 		{name: "inner", typ: "object", required: true, props: []param{
 			{name: "n", typ: "integer", desc: "The pebble's number.", min: i64(-1), max: i64(maxWaitMillis)},
+		}},
+		{name: "quiet", typ: "string", minLen: 1, maxLen: 9, unlisted: true},
+		{name: "spot", typ: "object", terse: true, props: []param{
+			{name: "n", typ: "integer", desc: "The element's number.", min: i64(-1), max: i64(maxWaitMillis)},
 		}},
 		{name: "n", typ: "integer", desc: "The element's number.", min: i64(-1), max: i64(maxWaitMillis)},
 	}
@@ -79,6 +85,12 @@ func TestParamsOfBadTags(t *testing.T) {
 		{"bad default", paramsOf[struct {
 			A bool `json:"a" default:"maybe"`
 		}], `default "maybe"`},
+		{"unknown schema option", paramsOf[struct {
+			A string `json:"a" schema:"hidden"`
+		}], `unknown schema option "hidden"`},
+		{"terse on a string", paramsOf[struct {
+			A string `json:"a" schema:"terse"`
+		}], "terse is for object fields"},
 		{"no JSON type", paramsOf[struct {
 			A float64 `json:"a"`
 		}], "no JSON type for float64"},

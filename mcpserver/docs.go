@@ -91,7 +91,7 @@ func writeParamRows(b *strings.Builder, prefix string, p param) {
 	if p.required {
 		req = "yes"
 	}
-	fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, p.name, p.typ, req, escapeCell(p.desc+limits(p)))
+	fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, p.name, p.typ, req, escapeCell(strings.TrimSpace(p.desc+limits(p))))
 	for _, c := range p.props {
 		writeParamRows(b, prefix+p.name+".", c)
 	}

@@ -127,7 +127,7 @@ func (f *fakeSession) Notifications(ctx context.Context, device string) ([]agent
 	if f.err != nil {
 		return nil, f.err
 	}
-	return []agent.Notification{{App: "Messages", Title: "Alice", Text: "See you at 8"}}, nil
+	return []agent.Notification{{App: "Messages", Title: "Alice", Text: "See you at 8", Time: time.Unix(1_800_000_000, 0).UTC()}}, nil
 }
 
 func (f *fakeSession) Files(ctx context.Context, device string, req agent.FilesRequest, progress agent.Progress) (*agent.FilesResult, error) {
@@ -139,7 +139,7 @@ func (f *fakeSession) Files(ctx context.Context, device string, req agent.FilesR
 		return &agent.FilesResult{Action: req.Action, Path: req.Path, Size: 1234}, nil
 	}
 	return &agent.FilesResult{Action: req.Action, Path: req.Path, Files: []agent.File{
-		{Name: "receipts", Dir: true, Where: agent.WhereBoth}, {Name: "menu.pdf", Size: 1234, Where: agent.WherePhone},
+		{Name: "receipts", Dir: true, Where: agent.WhereBoth}, {Name: "menu.pdf", Size: 1234, Where: agent.WherePhone, Modified: time.Unix(1_800_000_000, 0).UTC()},
 	}}, nil
 }
 

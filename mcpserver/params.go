@@ -11,28 +11,28 @@ const devicePattern = `^[A-Za-z0-9._:-]{1,128}$`
 
 // onDevice is the argument of every tool that works on one leased phone.
 type onDevice struct {
-	Device string `json:"device" desc:"The phone's id from phone_list, e.g. \"sim-android-1\"." check:"required,len=1..128" pattern:"{devicePattern}"`
+	Device string `json:"device" desc:"The id from phone_list." check:"required,len=1..128" pattern:"{devicePattern}" schema:"unlisted"`
 }
 
 // aim is how an action names the element or point it aims at: ref, or
 // text (with occurrence), or x and y. The what tag of the field that holds
 // it names the thing aimed at.
 type aim struct {
-	Ref        *int    `json:"ref" desc:"The {what}'s ref from the screen text: 12 for [12]. Refs stay the same across reads while the element stays on screen." check:"range=1..1000000"`
-	Text       *string `json:"text" desc:"The {what}'s visible text or description, as quoted in the screen text, when you have no ref." check:"len=1..1024"`
-	Occurrence *int    `json:"occurrence" desc:"With text: which match to use, counting from 1 in reading order. Without it the text must match exactly one element." check:"range=1..1000"`
-	X          *int    `json:"x" desc:"With y: a point in screen pixels (the size on the app line, e.g. 1080x2400; not screenshot pixels). Use only when no ref or text names the {what}." check:"range=0..100000"`
-	Y          *int    `json:"y" desc:"With x: the point's vertical position in screen pixels." check:"range=0..100000"`
+	Ref        *int    `json:"ref" desc:"The {what}'s ref: 12 for [12]." check:"range=1..1000000" schema:"unlisted"`
+	Text       *string `json:"text" desc:"Else its text or description, as quoted on the screen." check:"len=1..1024" schema:"unlisted"`
+	Occurrence *int    `json:"occurrence" desc:"With text: which match, from 1 in reading order; without it, the text must match once." check:"range=1..1000" schema:"unlisted"`
+	X          *int    `json:"x" desc:"Else, with y: a point in screen pixels (the size on the app line, not screenshot pixels)." check:"range=0..100000" schema:"unlisted"`
+	Y          *int    `json:"y" desc:"With x." check:"range=0..100000" schema:"unlisted"`
 }
 
 // fieldAim is aim for phone_type, whose text is what to type: the field
 // is named by its text or hint in field.
 type fieldAim struct {
-	Ref        *int    `json:"ref" desc:"The field's ref from the screen text: 12 for [12]. Refs stay the same across reads while the element stays on screen." check:"range=1..1000000"`
-	Field      *string `json:"field" desc:"The field's visible text or description, as quoted in the screen text, when you have no ref." check:"len=1..1024"`
-	Occurrence *int    `json:"occurrence" desc:"With field: which match to use, counting from 1 in reading order. Without it the field must match exactly one element." check:"range=1..1000"`
-	X          *int    `json:"x" desc:"With y: a point in screen pixels (the size on the app line, e.g. 1080x2400; not screenshot pixels). Use only when no ref or text names the field." check:"range=0..100000"`
-	Y          *int    `json:"y" desc:"With x: the point's vertical position in screen pixels." check:"range=0..100000"`
+	Ref        *int    `json:"ref" desc:"The field's ref: 12 for [12]." check:"range=1..1000000" schema:"unlisted"`
+	Field      *string `json:"field" desc:"Else its text or hint, as quoted on the screen." check:"len=1..1024" schema:"unlisted"`
+	Occurrence *int    `json:"occurrence" desc:"With field: which match, from 1 in reading order; without it, the field must match once." check:"range=1..1000" schema:"unlisted"`
+	X          *int    `json:"x" desc:"Else, with y: a point in screen pixels (the size on the app line, not screenshot pixels)." check:"range=0..100000" schema:"unlisted"`
+	Y          *int    `json:"y" desc:"With x." check:"range=0..100000" schema:"unlisted"`
 }
 
 // target is the field the arguments name, if any.
@@ -100,16 +100,18 @@ var (
 )
 
 // observationOutput is the output schema of tools that return the screen.
+// Its fields go without descriptions: the tools' descriptions and the
+// result's text say what the screen text is, and the names say the rest.
 func observationOutput() mcp.ToolOutputSchema {
 	return outputSchema(
 		[]string{"device", "text", "full"},
-		stringParam("device", "The phone's id.", 0, 0),
-		stringParam("text", "The screen as text: the whole screen when full, else only what changed since your last read.", 0, 0),
-		boolParam("full", "Whether text is the whole screen."),
-		stringParam("app", "The app in front.", 0, 0),
-		boolParam("locked", "Whether the phone is locked."),
-		boolParam("settled", "False when the screen was still changing when it was read."),
-		stringParam("step", "The history step recorded for this call.", 0, 0),
+		stringParam("device", "", 0, 0),
+		stringParam("text", "", 0, 0),
+		boolParam("full", ""),
+		stringParam("app", "", 0, 0),
+		boolParam("locked", ""),
+		boolParam("settled", ""),
+		stringParam("step", "", 0, 0),
 	)
 }
 

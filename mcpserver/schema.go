@@ -35,6 +35,14 @@ type param struct {
 	maxItems int
 
 	props []param // objects
+
+	// unlisted leaves the bounds and the pattern out of the schema: they
+	// are still checked, but they only stop runaway input, and an agent
+	// that passes what the description says never meets them.
+	unlisted bool
+	// terse leaves the descriptions of an object's fields out of the
+	// schema, when the object's own description says what they are.
+	terse bool
 }
 
 func (p param) req() param { p.required = true; return p }
@@ -59,7 +67,9 @@ func objectParam(name, desc string, props ...param) param {
 	return param{name: name, typ: "object", desc: desc, props: props}
 }
 
-// schema is the JSON schema of p.
+// schema is the JSON schema of p. It carries what an agent needs to call
+// right and nothing else: no unlisted bounds, and no default of false,
+// which an absent boolean means anyway.
 func (p param) schema() map[string]any {
 	s := map[string]any{"type": p.typ}
 	if p.desc != "" {
@@ -68,6 +78,41 @@ func (p param) schema() map[string]any {
 	if len(p.enum) > 0 {
 		s["enum"] = p.enum
 	}
+	if !p.unlisted {
+		p.addBounds(s)
+	}
+	if p.def != nil && p.def != false {
+		s["default"] = p.def
+	}
+	if p.items != nil {
+		items := *p.items
+		items.unlisted = items.unlisted || p.unlisted
+		s["items"] = items.schema()
+	}
+	if p.typ == "object" {
+		props := map[string]any{}
+		var required []string
+		for _, c := range p.props {
+			cs := c.schema()
+			if p.terse {
+				delete(cs, "description")
+			}
+			props[c.name] = cs
+			if c.required {
+				required = append(required, c.name)
+			}
+		}
+		s["properties"] = props
+		if len(required) > 0 {
+			s["required"] = required
+		}
+		s["additionalProperties"] = false
+	}
+	return s
+}
+
+// addBounds adds p's lengths, pattern, range and item count to its schema s.
+func (p param) addBounds(s map[string]any) {
 	if p.typ == "string" && len(p.enum) == 0 {
 		if p.minLen > 0 {
 			s["minLength"] = p.minLen
@@ -85,31 +130,9 @@ func (p param) schema() map[string]any {
 	if p.max != nil {
 		s["maximum"] = *p.max
 	}
-	if p.def != nil {
-		s["default"] = p.def
-	}
-	if p.items != nil {
-		s["items"] = p.items.schema()
-	}
 	if p.maxItems > 0 {
 		s["maxItems"] = p.maxItems
 	}
-	if p.typ == "object" {
-		props := map[string]any{}
-		var required []string
-		for _, c := range p.props {
-			props[c.name] = c.schema()
-			if c.required {
-				required = append(required, c.name)
-			}
-		}
-		s["properties"] = props
-		if len(required) > 0 {
-			s["required"] = required
-		}
-		s["additionalProperties"] = false
-	}
-	return s
 }
 
 // inputSchema is the input schema of a tool taking params.

@@ -12,9 +12,10 @@ import (
 )
 
 // afterAction is the sentence every acting tool's description ends with.
-const afterAction = " Returns what changed on the screen (a new app in front gives the whole screen). " +
-	"If the answer is uncertain, the action may or may not have happened: observe before repeating it. " +
-	"An action the person must approve answers approval_pending with an id: then call phone_approval."
+// What to do after an uncertain or approval_pending answer is not repeated
+// here: the answer itself says it (and so do the server's instructions),
+// at the moment the agent needs it.
+const afterAction = " Returns what changed on the screen."
 
 // Keys are the key names phone_key accepts.
 var Keys = []string{
@@ -28,7 +29,7 @@ var ScrollDirections = []string{"down", "up", "left", "right"}
 
 // approvalArg is the argument every acting tool takes last.
 type approvalArg struct {
-	ApprovalID string `json:"approval_id" desc:"Only when repeating a call that answered approval_pending: the id it gave. Repeat the call exactly, with this added." check:"len=1..128"`
+	ApprovalID string `json:"approval_id" desc:"Only to repeat, unchanged, a call that answered approval_pending: its id." check:"len=1..128" schema:"unlisted"`
 }
 
 func (a approvalArg) approvalID() string { return a.ApprovalID }
@@ -65,10 +66,9 @@ func actTool[A actArgs](s toolSpec) Tool {
 // PhoneTap taps an element or a point.
 func PhoneTap() Tool {
 	return actTool[tapArgs](toolSpec{
-		name:  agent.ToolTap,
-		title: "Tap",
-		desc: "Tap an element: by ref from the screen text (best), by its text (with occurrence when several match), " +
-			"or at a point x,y when nothing else names it.",
+		name:        agent.ToolTap,
+		title:       "Tap",
+		desc:        "Tap an element: by ref (best), by text (with occurrence when several match), or at x,y when nothing else names it.",
 		destructive: true,
 	})
 }
@@ -90,7 +90,7 @@ func PhoneLongPress() Tool {
 	return actTool[longPressArgs](toolSpec{
 		name:        agent.ToolLongPress,
 		title:       "Long press",
-		desc:        "Touch and hold an element (by ref, text, or point), e.g. to open a context menu or select text.",
+		desc:        "Touch and hold an element (by ref, text, or x,y), e.g. to open a context menu or select text.",
 		destructive: true,
 	})
 }
@@ -99,7 +99,7 @@ func PhoneLongPress() Tool {
 type longPressArgs struct {
 	onDevice
 	aim
-	DurationMS int `json:"duration_ms" desc:"How long to hold, in milliseconds; leave out for the platform's long press." check:"range=0..{maxPressMillis}"`
+	DurationMS int `json:"duration_ms" desc:"How long to hold, in ms; absent: the platform's long press." check:"range=0..{maxPressMillis}"`
 	approvalArg
 }
 
@@ -113,8 +113,8 @@ func PhoneSwipe() Tool {
 	return actTool[swipeArgs](toolSpec{
 		name:  agent.ToolSwipe,
 		title: "Swipe",
-		desc: "Drag a finger from one place to another, e.g. to swipe a list item aside, drag a slider, or move an icon. " +
-			"To move through a list or page, use phone_scroll instead.",
+		desc: "Drag a finger from one place to another, e.g. to swipe a list item aside or drag a slider. " +
+			"To move through a list or page, use phone_scroll.",
 		destructive: true,
 	})
 }
@@ -122,9 +122,9 @@ func PhoneSwipe() Tool {
 // swipeArgs are phone_swipe's arguments.
 type swipeArgs struct {
 	onDevice
-	From       aim `json:"from" desc:"Where the finger goes down: by ref, text (with occurrence), or point x,y." check:"required"`
-	To         aim `json:"to" desc:"Where the finger lifts: by ref, text (with occurrence), or point x,y." check:"required"`
-	DurationMS int `json:"duration_ms" desc:"How long the swipe takes, in milliseconds; leave out for a quick swipe. Slow swipes drag." check:"range=0..{maxPressMillis}"`
+	From       aim `json:"from" desc:"Where the finger goes down: ref, text (with occurrence), or x,y in screen pixels, as for phone_tap." check:"required" schema:"terse"`
+	To         aim `json:"to" desc:"Where the finger lifts, named the same way." check:"required" schema:"terse"`
+	DurationMS int `json:"duration_ms" desc:"How long the swipe takes, in ms; absent: a quick swipe. Slow swipes drag." check:"range=0..{maxPressMillis}"`
 	approvalArg
 }
 
@@ -145,8 +145,8 @@ func PhoneScroll() Tool {
 	return actTool[scrollArgs](toolSpec{
 		name:  agent.ToolScroll,
 		title: "Scroll",
-		desc: "Scroll to bring more content into view: down shows what is further down (the finger moves up). " +
-			"Scrolls the screen's main list, or the container you name by ref, text, or point. " +
+		desc: "Scroll to bring more content into view: down shows what is further down. " +
+			"Scrolls the screen's main list, or the container you name by ref, text, or x,y. " +
 			"With until, keeps scrolling (a bounded number of times) until that text shows.",
 	})
 }
@@ -161,7 +161,7 @@ type scrollArgs struct {
 	onDevice
 	Direction scrollDirection `json:"direction" desc:"Which way to move through the content." check:"required"`
 	aim       `what:"scrollable container"`
-	Until     string `json:"until" desc:"Keep scrolling until this text shows on the screen." check:"len=1..1024"`
+	Until     string `json:"until" desc:"Keep scrolling until this text shows." check:"len=1..1024" schema:"unlisted"`
 	approvalArg
 }
 
@@ -175,8 +175,7 @@ func PhoneType() Tool {
 	return actTool[typeArgs](toolSpec{
 		name:  agent.ToolType,
 		title: "Type text",
-		desc: "Type text into the focused field, or into the field you name by ref, field (its text or hint), or point (it is tapped first). " +
-			"replace clears the field first; submit presses the keyboard's action key (send, search, go) after typing. " +
+		desc: "Type into the focused field, or the field you name by ref, field (its text or hint), or x,y (it is tapped first). " +
 			"Never type passwords or one-time codes: ask the person with phone_ask_person.",
 		destructive: true,
 	})
@@ -185,10 +184,10 @@ func PhoneType() Tool {
 // typeArgs are phone_type's arguments.
 type typeArgs struct {
 	onDevice
-	Text string `json:"text" desc:"The text to type, up to 4096 characters. May be empty with replace, to clear the field." check:"required,len=0..{maxTypedText}"`
+	Text string `json:"text" desc:"What to type. Empty with replace, it clears the field." check:"required,len=0..{maxTypedText}"`
 	fieldAim
-	Replace bool `json:"replace" desc:"Clear the field before typing." default:"false"`
-	Submit  bool `json:"submit" desc:"Press the keyboard's action key (send, search, go) after typing." default:"false"`
+	Replace bool `json:"replace" desc:"Clear the field first." default:"false"`
+	Submit  bool `json:"submit" desc:"Then press the keyboard's action key (send, search, go)." default:"false"`
 	approvalArg
 }
 
@@ -205,8 +204,8 @@ func PhoneKey() Tool {
 	return actTool[keyArgs](toolSpec{
 		name:  agent.ToolKey,
 		title: "Press a key",
-		desc: "Press a key: back (leave a screen or close the keyboard), home, recents (the app switcher), enter, delete " +
-			"(backspace), and the rest of the list; dpad keys move the focus on TVs and in some apps.",
+		desc: "Press a key: back (leave a screen or close the keyboard), home, recents (the app switcher), delete (backspace), " +
+			"and the rest of the list; dpad keys move the focus on TVs and in some apps.",
 		destructive: true,
 	})
 }
@@ -219,7 +218,7 @@ func (keyName) enum() []string { return Keys }
 // keyArgs are phone_key's arguments.
 type keyArgs struct {
 	onDevice
-	Key keyName `json:"key" desc:"The key to press." check:"required"`
+	Key keyName `json:"key" check:"required"`
 	approvalArg
 }
 
@@ -230,10 +229,9 @@ func (a keyArgs) action() (string, agent.Action, error) {
 // PhoneLaunch brings an app to the front.
 func PhoneLaunch() Tool {
 	return actTool[launchArgs](toolSpec{
-		name:  agent.ToolLaunch,
-		title: "Open an app",
-		desc: "Open an app, or bring it to the front if it is running. Name it by id or label from phone_apps. " +
-			"Opening apps directly beats finding their icons.",
+		name:       agent.ToolLaunch,
+		title:      "Open an app",
+		desc:       "Open an app, or bring it to the front if it is running. This beats finding its icon.",
 		idempotent: true,
 	})
 }
@@ -241,7 +239,7 @@ func PhoneLaunch() Tool {
 // launchArgs are phone_launch's arguments.
 type launchArgs struct {
 	onDevice
-	App string `json:"app" desc:"The app's id or label from phone_apps, e.g. \"com.google.android.apps.messaging\" or \"Messages\"." check:"required,len=1..256"`
+	App string `json:"app" desc:"The app's id or label from phone_apps." check:"required,len=1..256" schema:"unlisted"`
 	approvalArg
 }
 
@@ -254,7 +252,7 @@ func PhoneStopApp() Tool {
 	return actTool[stopAppArgs](toolSpec{
 		name:  agent.ToolStopApp,
 		title: "Stop an app",
-		desc: "Force-stop an app, e.g. when it hangs or to start it again from its first screen with phone_launch. " +
+		desc: "Force-stop an app, e.g. when it hangs or to start it again from its first screen. " +
 			"Unsaved work in the app is lost.",
 		destructive: true,
 		idempotent:  true,
@@ -264,7 +262,7 @@ func PhoneStopApp() Tool {
 // stopAppArgs are phone_stop_app's arguments.
 type stopAppArgs struct {
 	onDevice
-	App string `json:"app" desc:"The app's id or label from phone_apps." check:"required,len=1..256"`
+	App string `json:"app" desc:"The app's id or label from phone_apps." check:"required,len=1..256" schema:"unlisted"`
 	approvalArg
 }
 
@@ -277,8 +275,8 @@ func PhoneOpenURL() Tool {
 	return actTool[openURLArgs](toolSpec{
 		name:  agent.ToolOpenURL,
 		title: "Open a URL",
-		desc: "Open a web address in the browser, or a deep link (e.g. geo:, tel:, or an app's own scheme) in its app. " +
-			"A link may act at once (a tel: link dials), so treat it like a tap.",
+		desc: "Open a web address in the browser, or a deep link (geo:, tel:, an app's own scheme) in its app. " +
+			"A link may act at once (tel: dials), so treat it like a tap.",
 		destructive: true,
 	})
 }
@@ -286,7 +284,7 @@ func PhoneOpenURL() Tool {
 // openURLArgs are phone_open_url's arguments.
 type openURLArgs struct {
 	onDevice
-	URL string `json:"url" desc:"The absolute URL, with its scheme, e.g. https://example.com/menu." check:"required,len=1..4096"`
+	URL string `json:"url" desc:"An absolute URL with its scheme, e.g. https://example.com/menu." check:"required,len=1..4096" schema:"unlisted"`
 	approvalArg
 }
 

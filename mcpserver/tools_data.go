@@ -21,7 +21,7 @@ func PhoneApps() Tool {
 		readOnly:   true,
 		idempotent: true,
 		output: outputSchema([]string{"apps"},
-			arrayParam("apps", "The apps.", objectParam("", "",
+			arrayParam("apps", "", objectParam("", "",
 				stringParam("id", "", 0, 0).req(),
 				stringParam("label", "", 0, 0),
 			), 0),
@@ -54,7 +54,7 @@ func PhoneNotifications() Tool {
 		readOnly:   true,
 		idempotent: true,
 		output: outputSchema([]string{"notifications"},
-			arrayParam("notifications", "The notifications.", objectParam("", "",
+			arrayParam("notifications", "", objectParam("", "",
 				stringParam("app", "", 0, 0),
 				stringParam("title", "", 0, 0),
 				stringParam("text", "", 0, 0),
@@ -119,21 +119,21 @@ func PhoneFiles() Tool {
 		title: "Phone files",
 		desc: "Files of the phone's Pinky folder, the only place on the phone you can read or write files " +
 			"(photos and downloads you want to use must be shared or saved there), and of its folder on the computer. " +
-			"action list (default) lists a folder on both sides; each entry says where it is: both, phone, computer, or differs. " +
+			"list (default) lists a folder on both sides, saying where each entry is (differs: on both, with other sizes). " +
 			"pull copies a file phone → computer; push copies a file computer → phone and asks the person first " +
-			"(put files on the computer with phone_upload). Leave out path to list the folder itself.",
+			"(put files on the computer with phone_upload).",
 		idempotent: true,
 		output: outputSchema([]string{"action", "path"},
-			stringParam("action", "What was done.", 0, 0),
-			stringParam("path", "The folder listed or the file copied.", 0, 0),
-			arrayParam("files", "list: the folder's entries.", objectParam("", "",
+			stringParam("action", "", 0, 0),
+			stringParam("path", "", 0, 0),
+			arrayParam("files", "", objectParam("", "",
 				stringParam("name", "", 0, 0).req(),
 				param{name: "size", typ: "integer"},
 				boolParam("dir", ""),
 				stringParam("modified", "", 0, 0),
 				enumParam("where", "", agent.WhereBoth, agent.WherePhone, agent.WhereComputer, agent.WhereDiffers),
 			), 0),
-			param{name: "size", typ: "integer", desc: "pull, push: the bytes copied."},
+			param{name: "size", typ: "integer"},
 		),
 		codes: append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout,
 			agent.CodeApprovalPending, agent.CodeDenied, agent.CodePersonInControl),
@@ -186,9 +186,9 @@ func PhoneFiles() Tool {
 // filesArgs are phone_files's arguments.
 type filesArgs struct {
 	onDevice
-	Action     fileAction `json:"action" desc:"What to do." default:"list"`
-	Path       string     `json:"path" desc:"A folder (list) or file (pull, push) relative to the Pinky folder, e.g. \"receipts/may.pdf\"." check:"len=0..1024"`
-	ApprovalID string     `json:"approval_id" desc:"Only when repeating a push that answered approval_pending: the id it gave. Repeat the call exactly, with this added." check:"len=1..128"`
+	Action     fileAction `json:"action" default:"list"`
+	Path       string     `json:"path" desc:"A folder to list (absent: the Pinky folder itself) or a file to pull or push, relative to the Pinky folder, e.g. \"receipts/may.pdf\"." check:"len=0..1024" schema:"unlisted"`
+	ApprovalID string     `json:"approval_id" desc:"Only to repeat, unchanged, a push that answered approval_pending: its id." check:"len=1..128" schema:"unlisted"`
 }
 
 // maxUploadBase64 is the length of maxUploadBytes in padded base64.
@@ -201,13 +201,13 @@ func PhoneUpload() Tool {
 		title: "Upload a file",
 		desc: "Save a file (up to 10 MiB) into the phone's folder on the computer, e.g. a photo or document an app should attach; " +
 			"then copy it to the phone with phone_files action push (the person is asked), and pick it from the Pinky folder in the app. " +
-			"Names use only A-Z a-z 0-9 . _ - and space (1 to 128 each). An existing file at the path is replaced.",
+			"Names in the path use only A-Z a-z 0-9 . _ - and space (1 to 128 each). An existing file at the path is replaced.",
 		destructive: true,
 		idempotent:  true,
 		maxBytes:    maxUploadBase64 + maxArgsBytes,
 		output: outputSchema([]string{"path", "size"},
-			stringParam("path", "Where the file was saved, relative to the phone's folder on the computer.", 0, 0),
-			param{name: "size", typ: "integer", desc: "The bytes written."},
+			stringParam("path", "", 0, 0),
+			param{name: "size", typ: "integer"},
 		),
 		codes: readCodes,
 	}, func(ctx context.Context, c *call, a uploadArgs) (*mcp.CallToolResult, error) {
@@ -236,8 +236,8 @@ func PhoneUpload() Tool {
 // uploadArgs are phone_upload's arguments.
 type uploadArgs struct {
 	onDevice
-	Path    string `json:"path" desc:"The file's path relative to the Pinky folder, e.g. \"menu.pdf\"." check:"required,len=1..1024"`
-	Content string `json:"content_base64" desc:"The file's bytes in standard, padded base64." check:"required,len=0..{maxUploadBase64}"`
+	Path    string `json:"path" desc:"Relative to the Pinky folder, e.g. \"menu.pdf\"." check:"required,len=1..1024" schema:"unlisted"`
+	Content string `json:"content_base64" desc:"The file's bytes in standard, padded base64." check:"required,len=0..{maxUploadBase64}" schema:"unlisted"`
 }
 
 // PhoneUploadLink makes a one-time upload link, over MCP over HTTP, for a
@@ -246,16 +246,16 @@ func PhoneUploadLink() Tool {
 	return newTool(toolSpec{
 		name:  agent.ToolUploadLink,
 		title: "Upload link for a large file",
-		desc: "Only over MCP over HTTP: get a one-time link to send a file (up to 100 MiB) into the phone's folder on the computer, " +
-			"for files too large for phone_upload. Send the file's bytes as the body of one HTTP PUT to url before expires_at " +
-			"(a few minutes), e.g. curl -T file.pdf URL; no other header is needed, the link is the credential. " +
-			"It answers 201 with {path, size}. The link works once, only while you hold the phone; then push the file with phone_files. " +
-			"Names use only A-Z a-z 0-9 . _ - and space (1 to 128 each). An existing file at the path is replaced.",
+		desc: "Only over MCP over HTTP, for files too large for phone_upload: a one-time link to send a file (up to 100 MiB) " +
+			"into the phone's folder on the computer. PUT the file's bytes as the body to url before expires_at (a few minutes), " +
+			"e.g. curl -T file.pdf URL; the link is the credential, no header is needed. It answers 201 with {path, size}. " +
+			"The link works once, only while you hold the phone; then push the file with phone_files. " +
+			"Path names as for phone_upload; an existing file at the path is replaced.",
 		destructive: true,
 		output: outputSchema([]string{"url", "method", "expires_at"},
-			stringParam("url", "Where to send the file, with one PUT.", 0, 0),
-			stringParam("method", "Always PUT.", 0, 0),
-			stringParam("expires_at", "When the link stops working (RFC 3339).", 0, 0),
+			stringParam("url", "", 0, 0),
+			stringParam("method", "", 0, 0),
+			stringParam("expires_at", "RFC 3339.", 0, 0),
 		),
 		codes: readCodes,
 	}, func(ctx context.Context, c *call, a uploadLinkArgs) (*mcp.CallToolResult, error) {
@@ -284,6 +284,6 @@ func PhoneUploadLink() Tool {
 // uploadLinkArgs are phone_upload_link's arguments.
 type uploadLinkArgs struct {
 	onDevice
-	Path string `json:"path" desc:"The file's path relative to the Pinky folder, e.g. \"video.mp4\"." check:"required,len=1..1024"`
+	Path string `json:"path" desc:"Relative to the Pinky folder, e.g. \"video.mp4\"." check:"required,len=1..1024" schema:"unlisted"`
 	Size int64  `json:"size" desc:"The file's size in bytes, if known: a larger body is refused. 0 or absent: up to 100 MiB." check:"range=0..{MaxUploadLinkBytes}"`
 }

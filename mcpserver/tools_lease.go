@@ -20,14 +20,14 @@ func PhoneList() Tool {
 		readOnly:   true,
 		idempotent: true,
 		output: outputSchema([]string{"phones"},
-			arrayParam("phones", "The phones.", objectParam("", "",
+			arrayParam("phones", "", objectParam("", "",
 				stringParam("id", "", 0, 0).req(),
 				stringParam("name", "", 0, 0),
 				stringParam("model", "", 0, 0),
 				stringParam("platform", "", 0, 0),
 				boolParam("online", ""),
 				boolParam("locked", ""),
-				objectParam("lease", "Who holds the phone; absent when it is free.",
+				objectParam("lease", "Absent when the phone is free.",
 					stringParam("agent", "", 0, 0),
 					stringParam("task", "", 0, 0),
 					boolParam("yours", ""),
@@ -101,8 +101,7 @@ func PhoneConnect() Tool {
 		name:  agent.ToolConnect,
 		title: "Connect to a phone for a task",
 		desc: "Take a phone for one task, so no other agent can use it until you release it, and read its whole screen. " +
-			"The task is shown to the person and recorded: say plainly what you are doing (\"book a table for 2 at Luigi's on Friday\"). " +
-			"Leave out device when exactly one phone is free. List apps to keep the task to those apps only. " +
+			"Leave out device when exactly one phone is free. " +
 			"With background, the task runs on a display of the phone made for it (when its driver can), so the person keeps using the phone meanwhile; " +
 			"the phone is never woken or unlocked for it. " +
 			"Call phone_release when the task is done.",
@@ -127,10 +126,10 @@ func PhoneConnect() Tool {
 
 // connectArgs are phone_connect's arguments.
 type connectArgs struct {
-	Device     string   `json:"device" desc:"The phone's id from phone_list. Optional when exactly one online phone is free." check:"len=1..128" pattern:"{devicePattern}"`
-	Task       string   `json:"task" desc:"What you are doing on the phone, in one sentence the person will read." check:"required,len=1..500"`
-	Apps       []string `json:"apps" desc:"Optional: the only apps this task may use (app ids or labels from phone_apps)." check:"len=1..256,items=50"`
-	Background bool     `json:"background" desc:"Optional: run the task on a background display of the phone, leaving its own screen to the person. Start with phone_launch there."`
+	Device     string   `json:"device" desc:"The id from phone_list." check:"len=1..128" pattern:"{devicePattern}" schema:"unlisted"`
+	Task       string   `json:"task" desc:"What you are doing, in one plain sentence the person sees and the history keeps, e.g. \"book a table for 2 at Luigi's on Friday\"." check:"required,len=1..500"`
+	Apps       []string `json:"apps" desc:"The only apps this task may use: ids or labels from phone_apps." check:"len=1..256,items=50"`
+	Background bool     `json:"background" desc:"Run on a background display, leaving the phone's own screen to the person. Start with phone_launch there."`
 }
 
 // PhoneRelease ends a lease.
@@ -143,8 +142,8 @@ func PhoneRelease() Tool {
 		readOnly:   true,
 		idempotent: true,
 		output: outputSchema([]string{"device", "released"},
-			stringParam("device", "The phone's id.", 0, 0),
-			boolParam("released", "Always true."),
+			stringParam("device", "", 0, 0),
+			boolParam("released", ""),
 		),
 		codes: []agent.Code{agent.CodeInvalidArgument, agent.CodeNotFound, agent.CodeNotLeased, agent.CodeInternal},
 	}, func(ctx context.Context, c *call, a onDevice) (*mcp.CallToolResult, error) {

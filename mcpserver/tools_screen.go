@@ -18,10 +18,10 @@ func PhoneObserve() Tool {
 		name:  agent.ToolObserve,
 		title: "Read the screen",
 		desc: "Read a phone's screen as text. By default you get only what changed since your last read: " +
-			"lines \"+ [15] …\" appeared, \"- [9] …\" went, \"~ [7] … → …\" changed. With full you get the whole screen: " +
+			"lines \"+ [15] …\" appeared, \"- [9] …\" went, \"~ [7] … → …\" changed. With full, the whole screen: " +
 			"an app line (app Messages (com.google.android.apps.messaging) · unlocked · 1080x2400) and one line per element, " +
-			"e.g. [3] button \"Send\" or [7] field \"Message\" (focused). Aim at elements by their ref ([3] is ref 3). " +
-			"Ask for a screenshot (JPEG) only when the text is not enough, e.g. for images, maps or games.",
+			"e.g. [3] button \"Send\" or [7] field \"Message\" (focused). [3] is ref 3; refs stay the same across reads. " +
+			"Ask for a screenshot only when the text is not enough, e.g. for images, maps or games.",
 		readOnly:   true,
 		idempotent: true,
 		output:     observationOutput(),
@@ -38,8 +38,8 @@ func PhoneObserve() Tool {
 // observeArgs are phone_observe's arguments.
 type observeArgs struct {
 	onDevice
-	Full       bool `json:"full" desc:"Return the whole screen instead of what changed since your last read." default:"false"`
-	Screenshot bool `json:"screenshot" desc:"Also return a JPEG screenshot of the screen." default:"false"`
+	Full       bool `json:"full" desc:"The whole screen, not what changed." default:"false"`
+	Screenshot bool `json:"screenshot" desc:"Also a JPEG screenshot." default:"false"`
 }
 
 // PhoneWaitFor waits until a text or ref shows or goes.
@@ -48,7 +48,7 @@ func PhoneWaitFor() Tool {
 		name:  agent.ToolWaitFor,
 		title: "Wait for something on the screen",
 		desc: "Wait until a text or an element (ref) appears on the screen, or with gone until it disappears, " +
-			"e.g. a \"Sent\" label or a loading spinner. Returns what changed; answers timeout if it did not happen in time. " +
+			"e.g. a \"Sent\" label or a loading spinner. Returns what changed, or answers timeout. " +
 			"Prefer this to reading the screen again and again.",
 		readOnly:   true,
 		idempotent: true,
@@ -80,10 +80,10 @@ func PhoneWaitFor() Tool {
 // waitForArgs are phone_wait_for's arguments.
 type waitForArgs struct {
 	onDevice
-	Text      *string `json:"text" desc:"The text to wait for (as it would appear in the screen text). Give text or ref." check:"len=1..1024"`
-	Ref       *int    `json:"ref" desc:"The ref of the element to wait for, e.g. 9 for [9]; mostly useful with gone." check:"range=1..1000000"`
-	Gone      bool    `json:"gone" desc:"Wait until it is gone instead of shown." default:"false"`
-	TimeoutMS *int    `json:"timeout_ms" desc:"How long to wait, in milliseconds." check:"range=1..{maxWaitMillis}" default:"{defaultWaitMillis}"`
+	Text      *string `json:"text" desc:"The text to wait for, as the screen text would show it." check:"len=1..1024" schema:"unlisted"`
+	Ref       *int    `json:"ref" desc:"Or the element's ref: 9 for [9]; mostly with gone." check:"range=1..1000000" schema:"unlisted"`
+	Gone      bool    `json:"gone" desc:"Wait until it is gone instead." default:"false"`
+	TimeoutMS *int    `json:"timeout_ms" desc:"How long to wait, in ms." check:"range=1..{maxWaitMillis}" default:"{defaultWaitMillis}"`
 }
 
 // PhoneAskPerson hands the phone to the person and waits for it back.
@@ -93,8 +93,7 @@ func PhoneAskPerson() Tool {
 		title: "Ask the person to do something on the phone",
 		desc: "Hand the phone to the person with a message and wait until they hand it back, then read the whole screen. " +
 			"Use it for what you must not or cannot do: sign in, enter a password or one-time code, solve a CAPTCHA, " +
-			"grant a permission, or choose for them. Write the message to the person: what to do and why, in one or two sentences " +
-			"(\"Please sign in to your bank app, then hand the phone back.\"). This can take minutes.",
+			"grant a permission, or choose for them. This can take minutes.",
 		output:    observationOutput(),
 		codes:     append(append([]agent.Code{}, readCodes...), agent.CodeTimeout),
 		openWorld: true,
@@ -110,7 +109,7 @@ func PhoneAskPerson() Tool {
 // askPersonArgs are phone_ask_person's arguments.
 type askPersonArgs struct {
 	onDevice
-	Message string `json:"message" desc:"What the person should do, and why." check:"required,len=1..1000"`
+	Message string `json:"message" desc:"To the person: what to do and why, in one or two sentences, e.g. \"Please sign in to your bank app, then hand the phone back.\"" check:"required,len=1..1000"`
 }
 
 // PhoneApproval waits on a pending approval.
@@ -118,9 +117,9 @@ func PhoneApproval() Tool {
 	return newTool(toolSpec{
 		name:  agent.ToolApproval,
 		title: "Wait for the person's approval",
-		desc: "Wait on an action that is waiting for the person's approval. When an action answers approval_pending with an id, " +
-			"call this with the id (do not repeat the action): it waits for the person's decision, and if they approve, " +
-			"returns what the approved action changed. If they refuse, do not try the action another way; ask or stop.",
+		desc: "When an action answers approval_pending, call this with its id (do not repeat the action): " +
+			"it waits for the person's decision and, if they approve, returns what the action changed. " +
+			"If they refuse, do not try the action another way; ask or stop.",
 		destructive: true,
 		openWorld:   true,
 		output:      observationOutput(),
@@ -136,5 +135,5 @@ func PhoneApproval() Tool {
 
 // approvalArgs are phone_approval's arguments.
 type approvalArgs struct {
-	ID string `json:"id" desc:"The approval id from the approval_pending answer." check:"required,len=1..128" pattern:"^[A-Za-z0-9_-]{1,128}$"`
+	ID string `json:"id" desc:"The id from the approval_pending answer." check:"required,len=1..128" pattern:"^[A-Za-z0-9_-]{1,128}$" schema:"unlisted"`
 }
