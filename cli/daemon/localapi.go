@@ -8,6 +8,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/api"
+	"github.com/pinky-gateway/pinky/gateway/doctor"
 	"github.com/pinky-gateway/pinky/gateway/history"
 )
 
@@ -24,6 +25,7 @@ func (g *Gateway) registerAPI() {
 	api.Handle(s, api.MethodDrivers, g.listDrivers)
 	api.Handle(s, api.MethodDriverRestart, g.restartDriver)
 	api.Handle(s, api.MethodDriverAttach, g.attachDriver)
+	api.Handle(s, api.MethodDriverChecks, g.driverChecks)
 	api.Handle(s, api.MethodDevices, g.listDevices)
 	api.Handle(s, api.MethodScreen, g.screen)
 	// The person's controls (person.go, input.go).
@@ -67,6 +69,18 @@ func (g *Gateway) stopDaemon(context.Context, api.NoParams) (api.Empty, error) {
 
 func (g *Gateway) listDrivers(context.Context, api.NoParams) ([]api.Driver, error) {
 	return g.drivers(), nil
+}
+
+// driverChecks lists the checks the drivers log of themselves, read as
+// `pinky doctor` reads them, so that the console says the same.
+func (g *Gateway) driverChecks(context.Context, api.NoParams) ([]api.DriverCheck, error) {
+	out := []api.DriverCheck{}
+	for _, d := range g.drivers() {
+		for _, c := range doctor.DriverChecks(d.Stderr) {
+			out = append(out, api.DriverCheck{Driver: d.Name, Check: c.Name, OK: c.OK, Detail: c.Msg, Fix: c.Fix})
+		}
+	}
+	return out, nil
 }
 
 func (g *Gateway) restartDriver(ctx context.Context, n api.DriverName) (api.Driver, error) {

@@ -93,7 +93,10 @@ type fakeDaemon struct {
 	approvals []map[string]any
 	task      map[string]any
 	held      bool
-	history   map[string]any // status's history; nil is a writable one
+	history   map[string]any   // status's history; nil is a writable one
+	devices   []map[string]any // devices.list's answer; newFakeDaemon gives one phone, d1
+	drivers   []map[string]any // status's drivers
+	checks    []map[string]any // drivers.checks' answer
 }
 
 type fakeCall struct {
@@ -102,7 +105,10 @@ type fakeCall struct {
 }
 
 func newFakeDaemon() *fakeDaemon {
-	return &fakeDaemon{notify: make(chan struct{})}
+	return &fakeDaemon{notify: make(chan struct{}), devices: []map[string]any{{
+		"id": "d1", "driver": "sim", "online": true, "name": "Test phone", "platform": "android",
+		"connection": "virtual", "state": "ready", "lock_state": "unlocked",
+	}}}
 }
 
 func (f *fakeDaemon) publish(ev map[string]any) {
@@ -121,10 +127,7 @@ func (f *fakeDaemon) Call(ctx context.Context, method string, params json.RawMes
 	defer f.mu.Unlock()
 	switch method {
 	case "devices.list":
-		return []map[string]any{{
-			"id": "d1", "driver": "sim", "online": true, "name": "Test phone", "platform": "android",
-			"connection": "virtual", "state": "ready", "lock_state": "unlocked",
-		}}, nil
+		return append([]map[string]any{}, f.devices...), nil
 	case "leases.list":
 		return []map[string]any{{"device": "d1", "agent": "claude", "task": "Send the report", "task_id": "t1", "with_person": f.held}}, nil
 	case "devices.takeover":
@@ -154,7 +157,9 @@ func (f *fakeDaemon) Call(ctx context.Context, method string, params json.RawMes
 		if h == nil {
 			h = map[string]any{"path": "/home/p/.local/share/pinky/history.db", "writable": true}
 		}
-		return map[string]any{"pid": 1, "history": h}, nil
+		return map[string]any{"pid": 1, "history": h, "drivers": append([]map[string]any{}, f.drivers...)}, nil
+	case "drivers.checks":
+		return append([]map[string]any{}, f.checks...), nil
 	case "settings.get", "settings.set":
 		return map[string]any{"recording": true, "retention_days": 30, "read_only": false}, nil
 	case "events.since":

@@ -54,6 +54,7 @@ type Config struct {
 // Methods are the daemon methods POST /api/call runs; others are refused.
 var Methods = []string{
 	"status",
+	"drivers.checks",
 	"devices.list",
 	"devices.takeover",
 	"devices.handback",

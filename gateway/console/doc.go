@@ -26,6 +26,10 @@
 // are listed at the top of web/app.js. Live updates come from long polling
 // events.since. While the history cannot be written (status says so), a
 // banner says why and what to fix: agents' actions are refused meanwhile.
+// Above the phones, each driver that does not run, or that reports a
+// failing check of itself (drivers.checks, read as `pinky doctor` reads
+// them), says what is wrong and what to do; with no phone at all, the page
+// says how to connect one.
 //
 // # Security model
 //

@@ -15,8 +15,13 @@
 //              #lock-DEVICE, #agent-DEVICE, #task-DEVICE, buttons
 //              #takeover-DEVICE #handback-DEVICE #stop-DEVICE, and while held
 //              #key-home-DEVICE #key-back-DEVICE #key-app_switch-DEVICE
+//   drivers:   #drivers (hidden while no driver needs anything), one
+//              article.driver#driver-NAME per driver that does: li.problem
+//              each, with span.detail (what is wrong) and span.fix (what to
+//              do); #no-phones (how to connect a phone, while there is none)
 //   approvals: #approvals (hidden when none), #approval-list, one
-//              article.approval#approval-ID each: img#shot-ID,
+//              article.approval#approval-ID each: div.shot-wrap#shotwrap-ID
+//              (class "enlarged" after a tap on it) with img#shot-ID,
 //              div.target-box#box-ID, span.countdown#countdown-ID
 //              (data-expires), input#reason-ID, buttons #allow-ID
 //              #allowtask-ID #deny-ID
@@ -659,7 +664,9 @@ function addApproval(c) {
     const img = h('img', { id: 'shot-' + id, src: '/media/' + encodeURIComponent(c.screenshot), alt: 'The screen when the agent asked' });
     img.addEventListener('error', () => img.closest('.shot-wrap').replaceChildren(h('p', { class: 'status' }, 'No screenshot')));
     const box = h('div', { id: 'box-' + id, class: 'target-box', hidden: true });
-    shot = h('div', { class: 'shot-wrap' }, img, box);
+    shot = h('div', { class: 'shot-wrap', id: 'shotwrap-' + id, role: 'button', tabindex: 0, title: 'Tap to enlarge' },
+      h('div', { class: 'shot' }, img, box));
+    enlargeable(shot, img);
     if (Array.isArray(c.target_box) && c.target_box.length === 4) {
       const place = (sw, sh) => {
         if (!sw || !sh) return;
@@ -707,6 +714,32 @@ function addApproval(c) {
   $('approval-list').prepend(card);
   tickCountdowns();
   updateApprovalCount();
+}
+
+// enlargeable makes a tap (a click, Enter or Space) on a card's screenshot
+// show it as large as the window allows, over the page, and the next tap
+// or Escape put it back. The picture's size is set in pixels, so the
+// target box (in percent of it) stays on what it outlines.
+function enlargeable(wrap, img) {
+  const toggle = (on) => {
+    if (on && !wrap.contains(img)) return; // the screenshot did not load
+    wrap.classList.toggle('enlarged', on);
+    wrap.title = on ? 'Tap to close' : 'Tap to enlarge';
+    img.style.width = img.style.height = '';
+    if (on && img.naturalWidth && img.naturalHeight) {
+      const pad = 16;
+      const k = Math.min((window.innerWidth - pad) / img.naturalWidth, (window.innerHeight - pad) / img.naturalHeight);
+      img.style.width = Math.floor(img.naturalWidth * k) + 'px';
+      img.style.height = Math.floor(img.naturalHeight * k) + 'px';
+    }
+  };
+  wrap.addEventListener('click', () => toggle(!wrap.classList.contains('enlarged')));
+  wrap.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      toggle(!wrap.classList.contains('enlarged'));
+    } else if (e.key === 'Escape') toggle(false);
+  });
 }
 
 function removeApproval(id) {
@@ -945,13 +978,57 @@ function schedule(what) {
   }, 150));
 }
 
-// ---- the history's health ----
+// ---- the daemon's health: the history and the drivers ----
 
-// loadHealth shows #history-health while the history cannot be written:
-// agents' actions are refused meanwhile, and the person must fix it.
+// loadHealth shows what the person must fix: #history-health while the
+// history cannot be written, #drivers while a driver lacks what it needs.
 async function loadHealth() {
-  const st = await call('status');
-  const hist = (st && st.history) || {};
+  const [st, checks] = await Promise.all([
+    call('status'),
+    // The checks are extra detail: without them the rest still shows.
+    call('drivers.checks').catch((e) => { log('drivers.checks', e); return []; }),
+  ]);
+  renderHistoryHealth((st && st.history) || {});
+  renderDrivers((st && st.drivers) || [], checks || []);
+}
+
+// A driver in one of these states serves calls; any other state (failed,
+// restarting, exited…) is a problem of its own, as `pinky doctor` says.
+const DRIVER_RUNS = new Set(['running', 'attached', 'starting']);
+
+// renderDrivers shows, under each driver that needs something, the same
+// problems and fixes as `pinky doctor` and `pinky drivers`: why a driver
+// does not run, or the failing checks it reports of itself (adb missing,
+// no scrcpy server, WebDriverAgent not answering…), rather than a quiet
+// "running, 0 phones".
+function renderDrivers(drivers, checks) {
+  const problem = (detail, fix) => h('li', { class: 'problem' },
+    h('span', { class: 'detail' }, detail),
+    fix ? h('span', { class: 'fix' }, 'To fix: ', fix) : null);
+  const cards = [];
+  for (const d of drivers) {
+    const items = [];
+    if (!DRIVER_RUNS.has(d.state)) {
+      const last = (d.stderr || []).at(-1);
+      items.push(problem(`It is ${d.state}${d.last_error ? ': ' + d.last_error : ''}${last ? '; it last wrote: ' + last : ''}`,
+        `correct what it says, then run \`pinky driver restart ${d.name}\``));
+    } else {
+      for (const c of checks) if (c.driver === d.name && !c.ok) items.push(problem(c.detail, c.fix));
+    }
+    if (!items.length) continue;
+    cards.push(h('article', { id: 'driver-' + d.name, class: 'driver', dataset: { driver: d.name } },
+      h('h3', {}, `The ${d.name} driver needs you`),
+      h('p', { class: 'status' }, `${d.state}, ${d.devices || 0} phones`),
+      h('ul', {}, items)));
+  }
+  const box = $('drivers');
+  box.replaceChildren(...cards);
+  box.hidden = cards.length === 0;
+}
+
+// renderHistoryHealth shows #history-health while the history cannot be
+// written: agents' actions are refused meanwhile, and the person must fix it.
+function renderHistoryHealth(hist) {
   const box = $('history-health');
   if (hist.writable !== false) {
     box.hidden = true;
@@ -1015,6 +1092,8 @@ function handleEvent(ev) {
         schedule('phones');
         schedule('tasks');
       }
+      // A phone that comes or goes may change what a driver reports.
+      if (ev.kind.startsWith('device.')) schedule('health');
   }
 }
 
