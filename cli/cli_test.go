@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
@@ -28,7 +28,7 @@ type env struct{ *e2e.Env }
 
 func newEnv(t *testing.T) *env { return &env{e2e.New(t)} }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+func alive(pid int) bool { return testkit.Alive(pid) }
 
 func TestDaemonDriversAndDevices(t *testing.T) {
 	e := newEnv(t)
@@ -80,7 +80,7 @@ func TestDaemonDriversAndDevices(t *testing.T) {
 	}
 
 	// kill -9: the daemon restarts the driver by itself.
-	syscall.Kill(after.Pid, syscall.SIGKILL)
+	testkit.Kill(after.Pid)
 	e.Eventually("the sim driver is back after kill -9", func() bool {
 		d := e.Driver("sim")
 		return d.State == "running" && d.Pid != after.Pid && d.Devices == 2

@@ -44,14 +44,17 @@ minutes; run it again for another browser.`,
 
 // openBrowser opens url with the desktop's opener, without waiting for it.
 func openBrowser(url string) error {
-	name := "xdg-open"
-	if runtime.GOOS == "darwin" {
+	name, args := "xdg-open", []string{url}
+	switch runtime.GOOS {
+	case "darwin":
 		name = "open"
+	case "windows": // not `start`, whose shell would read the link's & and ^
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", url}
 	}
 	if os.Getenv("PINKY_BROWSER") != "" { // tests and unusual desktops
-		name = os.Getenv("PINKY_BROWSER")
+		name, args = os.Getenv("PINKY_BROWSER"), []string{url}
 	}
-	c := exec.Command(name, url)
+	c := exec.Command(name, args...)
 	if err := c.Start(); err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func driverConfig(home string, sim bool, world string, enable, disable, env []st
 
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
-	var world, level, httpAddr, consoleAddr, notifyMode string
+	var world, level, httpAddr, consoleAddr, notifyMode, homeDir string
 	var enable, disable, driverEnv []string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
@@ -98,6 +98,11 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				return fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lv}))
+			if homeDir != "" { // for its drivers too, which read PINKY_HOME
+				if err := os.Setenv("PINKY_HOME", homeDir); err != nil {
+					return err
+				}
+			}
 			dirs, err := home.Resolve()
 			if err != nil {
 				return err
@@ -140,7 +145,8 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
 	cmd.Flags().StringVar(&consoleAddr, "console", "", "serve the web console at this loopback `HOST:PORT` (default 127.0.0.1:4777, or a free port when it is taken; port 0: any free port; off: no console)")
 	cmd.Flags().BoolVar(&autoUnlock, "auto-unlock", false, "unlock a locked phone an agent acts on with the PIN saved by 'pinky pin set' (from the OS keychain; once per lock, a refused PIN is never retried)")
-	cmd.Flags().StringVar(&notifyMode, "notify", "on", "on: a desktop notification when an approval waits for you (D-Bus on Linux, the notification centre on macOS); off: none")
+	cmd.Flags().StringVar(&notifyMode, "notify", "on", "on: a desktop notification when an approval waits for you (D-Bus on Linux, the notification centre on macOS, a toast on Windows); off: none")
+	cmd.Flags().StringVar(&homeDir, "home", "", "the data folder, in place of $PINKY_HOME (for a Windows scheduled task, which has no environment of its own)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
 	return cmd
 }

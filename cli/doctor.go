@@ -78,7 +78,7 @@ func runDoctor(ctx context.Context, dirs home.Dirs) doctor.Report {
 	if statErr == nil {
 		_, _, readErr = home.ReadToken(tokenPath)
 	}
-	r = append(r, doctor.Token(tokenPath, fi, statErr, readErr))
+	r = append(r, doctor.Token(tokenPath, fi, statErr, readErr, runtime.GOOS != "windows"))
 
 	policyPath := filepath.Join(dirs.Home, policy.PolicyFile)
 	_, err = policy.Load(dirs.Home)

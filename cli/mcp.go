@@ -14,11 +14,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/home"
 	"github.com/pinky-gateway/pinky/mcpserver"
 )
@@ -245,12 +245,11 @@ func connectDaemon(ctx context.Context, errw io.Writer) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket())
+	conn, err := api.DialPrivate(ctx, dirs.MCPSocket())
 	if err == nil {
 		return conn, nil
 	}
-	if !errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ECONNREFUSED) {
+	if !errors.Is(err, api.ErrNoDaemon) {
 		return nil, err
 	}
 	exited, err := startDaemon(dirs)
@@ -261,7 +260,7 @@ func connectDaemon(ctx context.Context, errw io.Writer) (net.Conn, error) {
 	fmt.Fprintln(errw, "pinky mcp: started the pinky daemon; its log is", logPath)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket())
+		conn, err := api.DialPrivate(ctx, dirs.MCPSocket())
 		if err == nil {
 			return conn, nil
 		}
@@ -269,7 +268,7 @@ func connectDaemon(ctx context.Context, errw io.Writer) (net.Conn, error) {
 		case <-exited:
 			// Another pinky mcp may have started one at the same moment:
 			// that daemon wins the lock and opens the socket.
-			if conn, err := d.DialContext(ctx, "unix", dirs.MCPSocket()); err == nil {
+			if conn, err := api.DialPrivate(ctx, dirs.MCPSocket()); err == nil {
 				return conn, nil
 			}
 			return nil, fmt.Errorf("the daemon exited at start; its log %s says why:\n%s", logPath, tail(logPath, 5))
@@ -315,7 +314,7 @@ func startDaemon(dirs home.Dirs) (<-chan struct{}, error) {
 	// PINKY_SIM=1) and PINKY_DISABLE_DRIVERS choose its drivers.
 	cmd := exec.Command(exe, "daemon")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the agent host's session
+	detach(cmd) // outlives the agent host's session
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the daemon: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/internal/e2e"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 )
@@ -217,7 +218,7 @@ func TestDriverKilledMidAction(t *testing.T) {
 	id := h.Request("tools/call", map[string]any{"name": "phone_tap", "arguments": map[string]any{"device": "sim-android-1", "text": "Messages"}})
 	time.Sleep(300 * time.Millisecond) // the tap is now hanging in the driver
 	before := e.Driver("sim")
-	if err := syscall.Kill(before.Pid, syscall.SIGKILL); err != nil {
+	if err := testkit.Kill(before.Pid); err != nil {
 		t.Fatal(err)
 	}
 	r := h.Response(id, 10*time.Second)

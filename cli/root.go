@@ -51,7 +51,8 @@ through MCP; you stay in charge through approvals, a live mirror, take-over
 and a full history. The daemon runs in the background; these commands talk
 to it through a private local socket.
 
-Data lives in $PINKY_HOME (default ~/.local/share/pinky).`,
+Data lives in $PINKY_HOME (default ~/.local/share/pinky; on macOS
+~/Library/Application Support/Pinky; on Windows %LOCALAPPDATA%\Pinky).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get().String(),

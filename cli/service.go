@@ -106,6 +106,9 @@ func launchdPlist(s serviceSpec, logs string) string {
 // windowsTaskArgs are schtasks' arguments that create the log-on task.
 func windowsTaskArgs(s serviceSpec) []string {
 	line := windowsQuote(s.Exe) + " daemon"
+	if s.Home != "" {
+		line += " --home " + windowsQuote(s.Home)
+	}
 	for _, a := range s.Args {
 		line += " " + windowsQuote(a)
 	}

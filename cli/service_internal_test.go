@@ -89,4 +89,9 @@ func TestWindowsTask(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("schtasks %q; want %q", got, want)
 	}
+	// A scheduled task has no environment of its own: the data folder is a flag.
+	got = windowsTaskArgs(serviceSpec{Exe: `C:\pinky.exe`, Home: `D:\My Data\Pinky`})
+	if line := got[len(got)-1]; line != `C:\pinky.exe daemon --home "D:\My Data\Pinky"` {
+		t.Errorf("schtasks /TR %q; want the data folder passed with --home", line)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
 // TestServiceInstall: on Linux, pinky service install writes the user
@@ -66,5 +68,28 @@ func TestServiceInstall(t *testing.T) {
 	}
 	if out, _, code := e.Run("service", "status"); code != 0 || !strings.Contains(out, "not installed") {
 		t.Errorf("status after uninstall: exit %d %q", code, out)
+	}
+}
+
+// TestDaemonHomeFlag: `pinky daemon --home DIR` serves DIR whatever
+// PINKY_HOME says, as the Windows scheduled task needs.
+func TestDaemonHomeFlag(t *testing.T) {
+	served, other := newEnv(t), newEnv(t)
+	d := other.Cmd("daemon", "--home", served.Home, "--console", "off", "--sim")
+	var logs e2e.Buffer
+	d.Stderr = &logs
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		d.Process.Signal(os.Interrupt)
+		d.Wait()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", logs.String())
+		}
+	})
+	served.Eventually("the daemon answers on the --home folder", func() bool { _, _, code := served.Run("status"); return code == 0 })
+	if _, _, code := other.Run("status"); code == 0 {
+		t.Error("the daemon also answers on PINKY_HOME's folder")
 	}
 }

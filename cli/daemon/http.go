@@ -121,10 +121,11 @@ func (a *tokenAuth) current() ([sha256.Size]byte, string, error) {
 		a.fi, a.sum, a.id, a.loadErr = nil, [sha256.Size]byte{}, "", err
 		return a.sum, "", err
 	}
-	if a.fi != nil || a.loadErr != nil {
+	sum := sha256.Sum256([]byte(tok))
+	if (a.fi != nil && sum != a.sum) || a.loadErr != nil {
 		a.log.Info("MCP over HTTP: the bearer token changed; the old one is refused from now on")
 	}
-	a.fi, a.sum, a.loadErr = tfi, sha256.Sum256([]byte(tok)), nil
+	a.fi, a.sum, a.loadErr = tfi, sum, nil
 	a.id = "token:" + hex.EncodeToString(a.sum[:8])
 	return a.sum, a.id, nil
 }

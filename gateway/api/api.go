@@ -1,7 +1,9 @@
 // Package api is the daemon's local control API: JSON-RPC 2.0, one request
-// or response per line, over a Unix socket that only the daemon's user can
-// reach (0700 folder, 0600 socket, and the peer's uid checked on every
-// connection). The person's CLI uses it through Client; the web console
+// or response per line, over a local connection that only the daemon's
+// user can reach: a Unix socket (0700 folder, 0600 socket, and the peer's
+// uid checked on every connection), or on Windows a named pipe whose
+// security descriptor admits only that user and whose owner clients check
+// before they send anything (local_unix.go, local_windows.go). The person's CLI uses it through Client; the web console
 // runs the same methods in the daemon through Server.Call.
 //
 // The daemon registers each method with Handle, which decodes the params
@@ -21,9 +23,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -31,16 +30,6 @@ import (
 
 // maxLine bounds one request or response.
 const maxLine = 16 << 20
-
-// maxSocketPath is the longest Unix socket path the platform takes.
-var maxSocketPath = map[string]int{"darwin": 103, "freebsd": 103}
-
-func socketPathLimit() int {
-	if n, ok := maxSocketPath[runtime.GOOS]; ok {
-		return n
-	}
-	return 107 // Linux: sun_path is 108 bytes with the NUL
-}
 
 // Error codes: JSON-RPC's own, and the API's (-32000 and below).
 const (
@@ -108,65 +97,6 @@ func (s *Server) Methods() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.handlers))
-}
-
-// CheckSocketPath fails when path is too long for a Unix socket, naming
-// PINKY_HOME, the setting that moves it.
-func CheckSocketPath(path string) error {
-	if n := len(path); n > socketPathLimit() {
-		return fmt.Errorf("socket path %s is %d bytes, longer than the %d this system allows: "+
-			"set PINKY_HOME (or XDG_RUNTIME_DIR) to a shorter folder", path, n, socketPathLimit())
-	}
-	return nil
-}
-
-// ListenPrivate creates a Unix socket at path that only this user can
-// reach: its folder must be 0700, the socket is made 0600, and every
-// accepted connection from another uid is refused (and logged). A stale
-// socket file left by a dead daemon is replaced; the caller holds the
-// daemon lock, so no live daemon owns it.
-func ListenPrivate(path string, log *slog.Logger) (net.Listener, error) {
-	if err := CheckSocketPath(path); err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
-		return nil, err
-	} else if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("socket folder %s is reachable by other users (mode %o); want 0700", filepath.Dir(path), fi.Mode().Perm())
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	lis, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		lis.Close()
-		return nil, err
-	}
-	return &privateListener{Listener: lis, log: log}, nil
-}
-
-// privateListener refuses connections from other users.
-type privateListener struct {
-	net.Listener
-	log *slog.Logger
-}
-
-func (l *privateListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if err := checkPeer(c); err != nil {
-			l.log.Warn("refused a local connection", "socket", l.Addr().String(), "err", err)
-			c.Close()
-			continue
-		}
-		return c, nil
-	}
 }
 
 // Listen serves the control API on a private socket at path (see

@@ -9,7 +9,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"syscall"
 )
 
 // ErrNoDaemon means nothing listens on the socket.
@@ -34,12 +33,8 @@ type reply struct {
 
 // Dial connects to the daemon's socket. When no daemon runs, the error wraps ErrNoDaemon.
 func Dial(ctx context.Context, path string) (*Client, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", path)
+	conn, err := DialPrivate(ctx, path)
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("%w (socket %s)", ErrNoDaemon, path)
-		}
 		return nil, err
 	}
 	c := &Client{conn: conn, pending: map[string]chan reply{}, done: make(chan struct{})}

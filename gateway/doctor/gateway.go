@@ -60,15 +60,17 @@ func size(n uint64) string {
 }
 
 // Token checks the token file at path from its Stat (fi, statErr) and from
-// reading it (readErr, as home.ReadToken refuses an unsafe file).
-func Token(path string, fi fs.FileInfo, statErr, readErr error) Result {
+// reading it (readErr, as home.ReadToken refuses an unsafe file). checkMode
+// is false where modes mean nothing (Windows: readErr then says what the
+// file's access list lets others do).
+func Token(path string, fi fs.FileInfo, statErr, readErr error, checkMode bool) Result {
 	const name = "token file"
 	switch {
 	case errors.Is(statErr, fs.ErrNotExist):
 		return ok(name, "none yet: it is made when MCP over HTTP is first on, or by `pinky token`")
 	case statErr != nil:
 		return problem(name, fmt.Sprintf("%s cannot be read: %v", path, statErr), "run `pinky token --rotate` for a new token")
-	case fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0:
+	case checkMode && fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0:
 		return problem(name, fmt.Sprintf("%s has mode %04o: other users may read the token, and the daemon refuses it", path, fi.Mode().Perm()),
 			"run `chmod 600 "+path+"`, or `pinky token --rotate` for a new token if it may have leaked")
 	case readErr != nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/driverhost/testdata/fakedriver"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
@@ -133,7 +134,7 @@ func BenchmarkCrashRecovery(b *testing.B) {
 				for len(events) > 0 {
 					<-events
 				}
-				if err := syscall_kill(pid); err != nil {
+				if err := testkit.Kill(pid); err != nil {
 					b.Fatal(err)
 				}
 				online := 0

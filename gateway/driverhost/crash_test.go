@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/driverhost/testdata/fakedriver"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 // crashTarget is a driver to kill over and over.
@@ -119,7 +119,7 @@ func crashCycles(t *testing.T, target crashTarget, n int) {
 		}
 
 		killed := time.Now()
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := testkit.Kill(pid); err != nil {
 			t.Fatal(err)
 		}
 		for i := range calls {
@@ -158,8 +158,8 @@ func crashCycles(t *testing.T, target crashTarget, n int) {
 	cancel()
 	h.Stop()
 	for _, pid := range pids {
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("pid %d: kill 0 = %v after Stop; want ESRCH", pid, err)
+		if testkit.Alive(pid) {
+			t.Errorf("pid %d is alive after Stop", pid)
 		}
 	}
 	if c := children(t); len(c) != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -73,8 +74,8 @@ func Discover(cfg Config) ([]Candidate, error) {
 			continue // a missing or unreadable folder holds no drivers
 		}
 		for _, e := range entries { // ReadDir sorts by name, so the search is deterministic
-			name, ok := strings.CutPrefix(e.Name(), Prefix)
-			if !ok || !validName(name) || cfg.Disabled[name] {
+			name, ok := driverName(e.Name(), runtime.GOOS)
+			if !ok || cfg.Disabled[name] {
 				continue
 			}
 			if _, ok := found[name]; ok {
@@ -106,10 +107,40 @@ func checkExecutable(path string) error {
 	if fi.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
 	}
-	if fi.Mode().Perm()&0o111 == 0 {
+	if !executable(path, fi.Mode(), runtime.GOOS) {
 		return fmt.Errorf("%s is not executable", path)
 	}
 	return nil
+}
+
+// driverName is the driver's name in a file name of the search, if it is
+// one: pinky-driver-NAME, or on Windows pinky-driver-NAME.exe.
+func driverName(file, goos string) (string, bool) {
+	name, ok := strings.CutPrefix(file, Prefix)
+	if goos == "windows" {
+		if ext := filepath.Ext(name); strings.EqualFold(ext, ".exe") {
+			name = name[:len(name)-len(ext)]
+		} else {
+			return "", false
+		}
+	}
+	if !ok || !validName(name) {
+		return "", false
+	}
+	return name, true
+}
+
+// executable: a mode with an execute bit on Unix; on Windows, which keeps
+// no such bit, a program's extension.
+func executable(path string, mode os.FileMode, goos string) bool {
+	if goos == "windows" {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".exe", ".com", ".bat", ".cmd":
+			return true
+		}
+		return false
+	}
+	return mode.Perm()&0o111 != 0
 }
 
 func validName(name string) bool {

@@ -122,3 +122,40 @@ func TestDefaultConfigDisabledFromEnv(t *testing.T) {
 		t.Errorf("no PINKY_DISABLE_DRIVERS: Disabled = %v", cfg.Disabled)
 	}
 }
+
+// TestDriverNamesOnEachSystem: the search reads pinky-driver-NAME on Unix
+// and pinky-driver-NAME.exe on Windows, where no execute bit exists.
+func TestDriverNamesOnEachSystem(t *testing.T) {
+	for _, tt := range []struct {
+		file, goos, name string
+		ok               bool
+	}{
+		{"pinky-driver-sim", "linux", "sim", true},
+		{"pinky-driver-sim.exe", "linux", "", false},
+		{"pinky-driver-sim.exe", "windows", "sim", true},
+		{"pinky-driver-Acme_2.EXE", "windows", "Acme_2", true},
+		{"pinky-driver-sim", "windows", "", false},
+		{"pinky-driver-.exe", "windows", "", false},
+		{"pinky-driver-a.b.exe", "windows", "", false},
+		{"other.exe", "windows", "", false},
+	} {
+		name, ok := driverName(tt.file, tt.goos)
+		if name != tt.name || ok != tt.ok {
+			t.Errorf("driverName(%q, %s) = %q, %v; want %q, %v", tt.file, tt.goos, name, ok, tt.name, tt.ok)
+		}
+	}
+	for _, tt := range []struct {
+		path, goos string
+		mode       os.FileMode
+		want       bool
+	}{
+		{"/x/pinky-driver-sim", "linux", 0o755, true},
+		{"/x/pinky-driver-sim", "linux", 0o644, false},
+		{`C:\x\pinky-driver-sim.exe`, "windows", 0o666, true},
+		{`C:\x\pinky-driver-sim.txt`, "windows", 0o666, false},
+	} {
+		if got := executable(tt.path, tt.mode, tt.goos); got != tt.want {
+			t.Errorf("executable(%s, %o, %s) = %v; want %v", tt.path, tt.mode, tt.goos, got, tt.want)
+		}
+	}
+}

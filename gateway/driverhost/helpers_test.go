@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ func onlineDevices(h *Host, driver string) []string {
 
 // alive reports whether pid is a process that has not exited (a zombie has).
 func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+	if !testkit.Alive(pid) {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -186,5 +185,3 @@ func vmRSS(pid int) (int, error) {
 	}
 	return 0, fmt.Errorf("no VmRSS for %d", pid)
 }
-
-func syscall_kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestStartListsDevicesAndStops(t *testing.T) {
@@ -124,7 +125,7 @@ func TestDuplicateDeviceIDs(t *testing.T) {
 	if _, name, err := h.DriverForDevice("same"); err != nil || name != "one" {
 		t.Errorf("DriverForDevice = %q, %v; want one", name, err)
 	}
-	syscall.Kill(status(h, "one").Pid, syscall.SIGKILL)
+	testkit.Kill(status(h, "one").Pid)
 	waitFor(t, 2*time.Second, "one's device offline", func() bool { return len(onlineDevices(h, "one")) == 0 })
 	if _, name, err := h.DriverForDevice("same"); err != nil || name != "two" {
 		t.Errorf("with one down: DriverForDevice = %q, %v; want two (online)", name, err)
@@ -186,7 +187,7 @@ func TestAttach(t *testing.T) {
 
 	events, cancel := h.Subscribe()
 	defer cancel()
-	syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+	testkit.Kill(cmd.Process.Pid)
 	waitFor(t, 3*time.Second, "attached driver exited", func() bool { return status(h, "hand").State == StateExited })
 	if got := onlineDevices(h, "hand"); len(got) != 0 {
 		t.Errorf("online devices after exit = %v; want none", got)

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Dirs are the folders of one Pinky installation.
@@ -47,8 +46,14 @@ func defaultBase() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("no PINKY_HOME and no home folder: %w", err)
 	}
-	if runtime.GOOS == "darwin" {
+	switch runtime.GOOS {
+	case "darwin":
 		return filepath.Join(u, "Library", "Application Support", "Pinky"), nil
+	case "windows":
+		if l := os.Getenv("LOCALAPPDATA"); l != "" {
+			return filepath.Join(l, "Pinky"), nil
+		}
+		return filepath.Join(u, "AppData", "Local", "Pinky"), nil
 	}
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "pinky"), nil
@@ -116,7 +121,7 @@ func (d Dirs) AcquireLock() (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(f); err != nil {
 		b, _ := os.ReadFile(path)
 		f.Close()
 		pid := strings.TrimSpace(string(b))

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // The bearer token: "pinky_" and 32 random bytes in base64url, on one line
@@ -70,6 +69,11 @@ func writeTokenTemp(path, tok string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("token: %w", err)
 	}
+	if err := makePrivate(f.Name()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("token: %w", err)
+	}
 	_, err = f.WriteString(tok + "\n")
 	if err == nil {
 		err = f.Sync()
@@ -118,15 +122,7 @@ func checkTokenFile(path string, fi os.FileInfo) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("token %s is not a regular file: remove it and run `pinky token --rotate`", path)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("token %s is owned by another user (uid %d), who may read or replace it: refused. "+
-			"Run `pinky token --rotate` as yourself (uid %d) for a new one", path, st.Uid, os.Getuid())
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("permissions %04o for %s are too open: other users may read the token, so it is refused. "+
-			"Run `chmod 600 %s`, or `pinky token --rotate` for a new token if it may have leaked", perm, path, path)
-	}
-	return nil
+	return checkPrivate(path, fi)
 }
 
 // SameTokenFile reports whether the token file is still the one loaded:
@@ -136,7 +132,5 @@ func SameTokenFile(a, b os.FileInfo) bool {
 	if !os.SameFile(a, b) || a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode() {
 		return false
 	}
-	sa, okA := a.Sys().(*syscall.Stat_t)
-	sb, okB := b.Sys().(*syscall.Stat_t)
-	return okA == okB && (!okA || sa.Uid == sb.Uid)
+	return sameOwner(a, b)
 }

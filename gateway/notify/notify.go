@@ -1,7 +1,8 @@
 // Package notify tells the person, on their desktop, that an agent waits
 // for them: a freedesktop notification over the session D-Bus on Linux
 // (org.freedesktop.Notifications), the notification centre on macOS
-// (osascript). It is best effort: a desktop with no notification service
+// (osascript), a toast on Windows (PowerShell and the WinRT toast API). It
+// is best effort: a desktop with no notification service
 // costs one line in the log, never an approval.
 //
 // What a notification says is the approval's card in one line (the agent,
@@ -13,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -40,13 +42,13 @@ type Off struct{}
 func (Off) Notify(context.Context, Note) error { return nil }
 
 // Desktop is this OS's notifier: D-Bus on Linux and the BSDs, osascript on
-// macOS; elsewhere nothing yet (Windows toasts are to come).
+// macOS, a toast on Windows.
 func Desktop(log *slog.Logger) Notifier {
 	switch runtime.GOOS {
 	case "darwin":
 		return &logged{n: osascript{}, log: log}
 	case "windows":
-		return Off{}
+		return &logged{n: Toast{}, log: log}
 	}
 	return &logged{n: &DBus{}, log: log}
 }
@@ -130,6 +132,42 @@ func (osascript) Notify(ctx context.Context, n Note) error {
 	out, err := exec.CommandContext(ctx, "osascript", "-e", "display notification "+q(n.Body)+" with title "+q(n.Title)).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("osascript: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// toastScript shows a toast through the WinRT API that Windows PowerShell
+// reaches, under PowerShell's own application id (a program needs a Start
+// menu shortcut to have one of its own). The note's text comes from the
+// environment and is added as XML text nodes: it is never part of the
+// script, so no title or body can run as code or become markup.
+const toastScript = `$ErrorActionPreference = 'Stop'
+[Windows.UI.Notifications.ToastNotificationManager, Windows.UI.Notifications, ContentType = WindowsRuntime] | Out-Null
+$x = [Windows.UI.Notifications.ToastNotificationManager]::GetTemplateContent([Windows.UI.Notifications.ToastTemplateType]::ToastText02)
+$t = $x.GetElementsByTagName('text')
+$t.Item(0).AppendChild($x.CreateTextNode($env:PINKY_NOTE_TITLE)) | Out-Null
+$t.Item(1).AppendChild($x.CreateTextNode($env:PINKY_NOTE_BODY)) | Out-Null
+$app = '{1AC14E77-02E7-4E5D-B744-2EB1AE5198B7}\WindowsPowerShell\v1.0\powershell.exe'
+[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($app).Show([Windows.UI.Notifications.ToastNotification]::new($x))
+`
+
+// Toast shows a note as a Windows toast.
+type Toast struct {
+	Exe string // the PowerShell to run; "powershell.exe" when empty
+}
+
+// Notify runs the toast script with the note in its environment.
+func (t Toast) Notify(ctx context.Context, n Note) error {
+	exe := t.Exe
+	if exe == "" {
+		exe = "powershell.exe"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-Command", toastScript)
+	cmd.Env = append(os.Environ(), "PINKY_NOTE_TITLE="+n.Title, "PINKY_NOTE_BODY="+n.Body)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("toast: %w: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
