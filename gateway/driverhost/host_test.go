@@ -468,6 +468,34 @@ func TestStderrLines(t *testing.T) {
 	}
 }
 
+// TestStderrKeepsChecks: a check's newest line stays in the tail after
+// ordinary lines pushed it out of the ring, so pinky doctor and the console
+// still see the problem; a later line of the same check replaces it.
+func TestStderrKeepsChecks(t *testing.T) {
+	s := &stderrLog{log: slog.New(&recorder{})}
+	adbBad := `{"level":"ERROR","msg":"adb is not installed","check":"adb","fix":"apt install adb"}`
+	s.Write([]byte(adbBad + "\n" + `{"level":"WARN","msg":"no scrcpy","check":"scrcpy"}` + "\n"))
+	for i := range tailLines + 5 {
+		fmt.Fprintf(s, "line %d\n", i)
+	}
+	tail := s.tail()
+	if len(tail) != tailLines+2 || tail[0] != adbBad || !strings.Contains(tail[1], "no scrcpy") || tail[2] != "line 5" {
+		t.Fatalf("tail = %q; want the two check lines, then the last %d lines", tail, tailLines)
+	}
+	adbOK := `{"level":"INFO","msg":"adb answers","check":"adb"}`
+	fmt.Fprintln(s, adbOK)
+	tail = s.tail()
+	if slices.Contains(tail, adbBad) || strings.Count(strings.Join(tail, "\n"), `"check":"adb"`) != 1 || tail[len(tail)-1] != adbOK {
+		t.Errorf("tail = %q; want only adb's newest line, once", tail)
+	}
+	for i := range maxChecks + 10 {
+		fmt.Fprintf(s, `{"level":"WARN","msg":"m","check":"c%d"}`+"\n", i)
+	}
+	if got := len(s.tail()); got > tailLines+maxChecks {
+		t.Errorf("tail has %d lines; want at most %d", got, tailLines+maxChecks)
+	}
+}
+
 // TestFailedRetriesSlowly checks that a driver that keeps failing is
 // marked failed and then tried only every FailedRetry.
 func TestFailedRetriesSlowly(t *testing.T) {

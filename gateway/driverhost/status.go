@@ -43,7 +43,7 @@ type DriverStatus struct {
 	Devices      int // devices listed now, online or not
 	Capabilities []sdk.Capability
 	LastError    string    // why the driver last failed: a start, an exit, or missed deadlines; kept after a good restart
-	Stderr       []string  // the last lines the driver wrote to stderr, oldest first
+	Stderr       []string  // the last lines the driver wrote to stderr, oldest first, after each check line (SPEC.md §1.9) that has left them
 	StartedAt    time.Time // when the running process started; zero when none runs
 }
 

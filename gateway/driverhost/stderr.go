@@ -15,17 +15,31 @@ const tailLines = 20
 // maxLine cuts a line that never ends, so a driver cannot grow the buffer.
 const maxLine = 64 << 10
 
+// maxChecks bounds the check lines kept beside the tail (SPEC.md §1.9: a
+// line with a "check" attribute says how one of the driver's checks stands).
+const maxChecks = 32
+
 // stderrLog receives a driver's stderr (go-plugin writes it in pieces, from
 // two goroutines: the pipe before the handshake and the stdio stream after),
 // logs it line by line and keeps the last lines. It outlives the processes
-// of one driver, so a failed driver still shows why.
+// of one driver, so a failed driver still shows why. It also keeps each
+// check's newest line (at most maxChecks checks): a driver logs a check when
+// it changes, and a problem it found must not scroll out of sight behind
+// ordinary lines.
 type stderrLog struct {
 	log *slog.Logger
 
-	mu   sync.Mutex
-	buf  []byte
-	ring [tailLines]string
-	n    int // lines ever kept
+	mu     sync.Mutex
+	buf    []byte
+	ring   [tailLines]string
+	n      int // lines ever kept
+	checks []checkLine
+}
+
+// checkLine is a check's newest line and its number among the lines kept.
+type checkLine struct {
+	name, line string
+	at         int
 }
 
 func (s *stderrLog) Write(p []byte) (int, error) {
@@ -47,6 +61,7 @@ func (s *stderrLog) Write(p []byte) (int, error) {
 			continue
 		}
 		s.ring[s.n%tailLines] = line
+		s.keepCheck(line)
 		s.n++
 		lines = append(lines, line)
 	}
@@ -66,11 +81,38 @@ func (s *stderrLog) tail() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := min(s.n, tailLines)
-	out := make([]string, 0, k)
+	out := make([]string, 0, k+len(s.checks))
+	for _, c := range s.checks { // the checks whose newest line left the ring
+		if c.at < s.n-k {
+			out = append(out, c.line)
+		}
+	}
 	for i := s.n - k; i < s.n; i++ {
 		out = append(out, s.ring[i%tailLines])
 	}
 	return out
+}
+
+// keepCheck remembers line as its check's newest, when it is a check line.
+func (s *stderrLog) keepCheck(line string) {
+	if !strings.HasPrefix(line, "{") || !strings.Contains(line, `"check"`) {
+		return
+	}
+	var m struct {
+		Check string `json:"check"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || m.Check == "" {
+		return
+	}
+	for i := range s.checks {
+		if s.checks[i].name == m.Check {
+			s.checks[i].line, s.checks[i].at = line, s.n
+			return
+		}
+	}
+	if len(s.checks) < maxChecks {
+		s.checks = append(s.checks, checkLine{name: m.Check, line: line, at: s.n})
+	}
 }
 
 // logLine logs one stderr line. JSON lines keep their level, message and
