@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -37,6 +38,12 @@ func (s *Server) wdaScreen(r *request) (any, error) {
 // windowSize answers GET /window/size in points.
 func (s *Server) windowSize(*request) (any, error) {
 	return map[string]any{"width": s.points(s.width), "height": s.points(s.height)}, nil
+}
+
+// windowRect answers GET /session/{id}/window/rect: the application's
+// frame in whole points.
+func (s *Server) windowRect(*request) (any, error) {
+	return map[string]any{"x": 0, "y": 0, "width": math.Ceil(s.points(s.width)), "height": math.Ceil(s.points(s.height))}, nil
 }
 
 func (s *Server) orientation(*request) (any, error) { return "PORTRAIT", nil }

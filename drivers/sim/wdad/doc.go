@@ -47,8 +47,13 @@
 // (bundleId and processId on the XML root), a window per top-level part
 // (status bar, app, dialog, keyboard), the elements in points. JSON is
 // WebDriverAgent's current shape (type without its prefix, rawIdentifier,
-// name, label, value, rect, frame and nativeFrame, "1"/"0" flags, children
-// only when there are some); XML is FBXPath's. name, label and value follow
+// name, label, value, rect, frame and nativeFrame, customActions, "1"/"0"
+// flags with isNativeAccessibilityElement, children only when there are
+// some); XML is FBXPath's default attributes on iOS (no focused, which is
+// tvOS's). rect, frame and the XML's x, y, width and height are the frame
+// rounded outward to whole points (CGRectIntegral), as wdFrame gives them;
+// only nativeFrame keeps fractions. An element inside an accessibility
+// element is not accessible itself (isWDAccessible). name, label and value follow
 // WebDriverAgent's rules: name is the identifier or the label, a static
 // text's value is its label, an empty text field's value is its
 // placeholder, a switch's value is "1" or "0". A screen that is a captured

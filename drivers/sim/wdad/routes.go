@@ -46,6 +46,7 @@ var routes = []route{
 
 	// FBElementCommands, FBTouchActionCommands
 	{method: http.MethodGet, path: "/window/size", session: true, bare: true, h: (*Server).windowSize},
+	{method: http.MethodGet, path: "/window/rect", session: true, h: (*Server).windowRect},
 	{method: http.MethodPost, path: "/wda/tap", session: true, h: (*Server).tapRoute},
 	{method: http.MethodPost, path: "/wda/doubleTap", session: true, h: (*Server).doubleTap},
 	{method: http.MethodPost, path: "/wda/touchAndHold", session: true, h: (*Server).touchAndHold},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,6 +93,21 @@ func (n *node) accessible() bool {
 		return n.label != ""
 	}
 	return false
+}
+
+// frameIntegral is wdFrame: XCTest's frame through CGRectIntegral, the
+// smallest rectangle of whole points that holds it. rect, frame and the XML's
+// x, y, width and height show it; only nativeFrame keeps the fractions.
+func (n *node) frameIntegral() (x, y, w, h float64) {
+	x, y = math.Floor(n.x), math.Floor(n.y)
+	return x, y, math.Ceil(n.x+n.w) - x, math.Ceil(n.y+n.h) - y
+}
+
+// wdAccessible is isWDAccessible: an accessibility element (a text field
+// counts even when its inner element is the one) with no accessibility
+// element above it, tables aside.
+func (n *node) wdAccessible(underAccessible bool) bool {
+	return (n.accessible() || n.kind() == "TextField" || n.kind() == "SecureTextField") && !underAccessible
 }
 
 // traits is the element's accessibility traits, as WebDriverAgent names them.
@@ -242,41 +258,49 @@ func (ex excluded) has(name string) bool { return ex[strings.ToLower(name)] }
 
 // json is the node as /source?format=json shows it
 // (XCUIApplication+FBHelpers dictionaryForElement).
-func (n *node) json(ex excluded) map[string]any {
+func (n *node) json(ex excluded) map[string]any { return n.jsonUnder(ex, false) }
+
+// jsonUnder is json for a node under an accessibility element or not.
+func (n *node) jsonUnder(ex excluded, underAccessible bool) map[string]any {
 	opt := func(v string, ok bool) any {
 		if !ok {
 			return nil
 		}
 		return v
 	}
-	frame := cgRect(n.x, n.y, n.w, n.h)
+	x, y, w, h := n.frameIntegral()
 	m := map[string]any{
-		"type":          n.kind(),
-		"rawIdentifier": opt(n.identifier, n.identifier != ""),
-		"name":          opt(n.wdName()),
-		"value":         opt(n.wdValue()),
-		"label":         opt(n.wdLabel()),
-		"rect":          map[string]any{"x": n.x, "y": n.y, "width": n.w, "height": n.h},
-		"frame":         frame,
-		"nativeFrame":   frame,
-		"isEnabled":     flag(n.enabled),
-		"isVisible":     flag(n.visible),
-		"isAccessible":  flag(n.accessible()),
-		"isFocused":     flag(n.focused),
-		"traits":        n.traits(),
+		"type":                         n.kind(),
+		"rawIdentifier":                opt(n.identifier, n.identifier != ""),
+		"name":                         opt(n.wdName()),
+		"value":                        opt(n.wdValue()),
+		"label":                        opt(n.wdLabel()),
+		"rect":                         map[string]any{"x": x, "y": y, "width": w, "height": h},
+		"customActions":                nil, // the sim's elements have none
+		"frame":                        cgRect(x, y, w, h),
+		"nativeFrame":                  cgRect(n.x, n.y, n.w, n.h),
+		"isEnabled":                    flag(n.enabled),
+		"isVisible":                    flag(n.visible),
+		"isAccessible":                 flag(n.wdAccessible(underAccessible)),
+		"isNativeAccessibilityElement": flag(n.accessible()),
+		"isFocused":                    flag(n.focused),
+		"traits":                       n.traits(),
 	}
 	if n.textInput() {
 		m["placeholderValue"] = opt(n.placeholder, n.placeholder != "")
 	}
 	for k := range m {
-		if k != "type" && (ex.has(k) || (strings.HasPrefix(k, "is") && ex.has(k[2:]))) {
+		if k == "isNativeAccessibilityElement" && ex.has("nativeAccessibilityElement") {
 			delete(m, k)
+		} else if k != "type" && k != "rect" && k != "customActions" && (ex.has(k) || (strings.HasPrefix(k, "is") && ex.has(k[2:]))) {
+			delete(m, k) // rect and customActions are always there, as in dictionaryForElement
 		}
 	}
 	if len(n.children) > 0 {
 		kids := make([]any, len(n.children))
+		under := underAccessible || (n.accessible() && n.kind() != "Table")
 		for i, c := range n.children {
-			kids[i] = c.json(ex)
+			kids[i] = c.jsonUnder(ex, under)
 		}
 		m["children"] = kids
 	}
@@ -315,6 +339,13 @@ func (n *node) xml(ex excluded, scope string) string {
 }
 
 func (n *node) writeXML(b *strings.Builder, ex excluded, depth, index int) {
+	n.writeXMLUnder(b, ex, depth, index, false)
+}
+
+// writeXMLUnder writes the node's element; FBXPath's default attributes on
+// iOS (focused is tvOS's only; nativeFrame, nativeAccessibilityElement,
+// hittable and customActions only when a setting asks for them).
+func (n *node) writeXMLUnder(b *strings.Builder, ex excluded, depth, index int, underAccessible bool) {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 16, 64) }
 	tf := func(v bool) string { return strconv.FormatBool(v) }
 	b.WriteString(strings.Repeat("  ", depth))
@@ -333,12 +364,12 @@ func (n *node) writeXML(b *strings.Builder, ex excluded, depth, index int) {
 	attr("label", v, ok)
 	attr("enabled", tf(n.enabled), true)
 	attr("visible", tf(n.visible), true)
-	attr("accessible", tf(n.accessible()), true)
-	attr("focused", tf(n.focused), true)
-	attr("x", num(n.x), true)
-	attr("y", num(n.y), true)
-	attr("width", num(n.w), true)
-	attr("height", num(n.h), true)
+	attr("accessible", tf(n.wdAccessible(underAccessible)), true)
+	x, y, w, h := n.frameIntegral()
+	attr("x", num(x), true)
+	attr("y", num(y), true)
+	attr("width", num(w), true)
+	attr("height", num(h), true)
 	attr("index", strconv.Itoa(index), true)
 	attr("placeholderValue", n.placeholder, n.textInput() && n.placeholder != "")
 	attr("traits", n.traits(), true)
@@ -349,8 +380,9 @@ func (n *node) writeXML(b *strings.Builder, ex excluded, depth, index int) {
 		return
 	}
 	b.WriteString(">\n")
+	under := underAccessible || (n.accessible() && n.kind() != "Table")
 	for i, c := range n.children {
-		c.writeXML(b, ex, depth+1, i)
+		c.writeXMLUnder(b, ex, depth+1, i, under)
 	}
 	b.WriteString(strings.Repeat("  ", depth) + "</" + n.typ + ">\n")
 }

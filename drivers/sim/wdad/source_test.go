@@ -3,6 +3,7 @@ package wdad_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -565,4 +566,73 @@ func TestAlerts(t *testing.T) {
 	g.tapOn(sid, "Place order")
 	g.ok("POST", "/session/"+sid+"/alert/accept", map[string]any{}, nil)
 	testkit.WaitUntil(t, "order placed", func() bool { return has(g.sourceJSON(sid), "Order placed") })
+}
+
+// TestSourceFramesAsWDA: rect, frame and the XML's x, y, width and height
+// are XCTest's frame rounded outward to whole points (CGRectIntegral in
+// wdFrame); only nativeFrame keeps the fractions a 3x screen gives. Each
+// node has isNativeAccessibilityElement and customActions; an element
+// inside an accessibility element is not accessible itself; the XML has no
+// focused attribute (FBXPath writes it on tvOS only).
+func TestSourceFramesAsWDA(t *testing.T) {
+	g := newRig(t, nil, wdad.Config{})
+	g.unlock()
+	sid := g.session(map[string]any{"bundleId": "com.apple.Preferences"})
+	r := g.ok("GET", "/session/"+sid+"/source?format=json", nil, nil)
+	var root map[string]any
+	if err := json.Unmarshal(r.value, &root); err != nil {
+		t.Fatal(err)
+	}
+	fractions := 0
+	var walk func(n map[string]any, underAccessible bool)
+	walk = func(n map[string]any, underAccessible bool) {
+		rect := n["rect"].(map[string]any)
+		x, y, w, h := rect["x"].(float64), rect["y"].(float64), rect["width"].(float64), rect["height"].(float64)
+		for _, v := range []float64{x, y, w, h} {
+			if v != math.Trunc(v) {
+				t.Errorf("%v rect %v has a fraction; want whole points", n["type"], rect)
+			}
+		}
+		if want := fmt.Sprintf("{{%g, %g}, {%g, %g}}", x, y, w, h); n["frame"] != want {
+			t.Errorf("%v frame %v; want %s (the rect's)", n["type"], n["frame"], want)
+		}
+		var nx, ny, nw, nh float64
+		if _, err := fmt.Sscanf(n["nativeFrame"].(string), "{{%g, %g}, {%g, %g}}", &nx, &ny, &nw, &nh); err != nil {
+			t.Fatalf("%v nativeFrame %v: %v", n["type"], n["nativeFrame"], err)
+		}
+		if nx < x || ny < y || nx+nw > x+w || ny+nh > y+h || x <= nx-1 || x+w >= nx+nw+1 {
+			t.Errorf("%v rect %v does not hold nativeFrame %v tightly", n["type"], rect, n["nativeFrame"])
+		}
+		if nx != math.Trunc(nx) || nw != math.Trunc(nw) {
+			fractions++
+		}
+		native := n["isNativeAccessibilityElement"]
+		if native != "1" && native != "0" {
+			t.Errorf("%v isNativeAccessibilityElement %#v; want \"1\" or \"0\"", n["type"], native)
+		}
+		if v, has := n["customActions"]; !has || v != nil {
+			t.Errorf("%v customActions %#v (present %v); want null", n["type"], v, has)
+		}
+		if underAccessible && n["isAccessible"] == "1" {
+			t.Errorf("%v %v is accessible inside an accessibility element", n["type"], n["label"])
+		}
+		kids, _ := n["children"].([]any)
+		for _, c := range kids {
+			walk(c.(map[string]any), underAccessible || (native == "1" && n["type"] != "Table"))
+		}
+	}
+	walk(root, false)
+	if fractions == 0 {
+		t.Error("no nativeFrame with a fraction: the test's screen does not exercise the rounding")
+	}
+	if x := g.sourceXML(sid); strings.Contains(x, " focused=") || strings.Contains(x, `.3333`) {
+		t.Errorf("XML source has focused or fractional points:\n%.600s", x)
+	}
+	var wr map[string]float64
+	g.ok("GET", "/session/"+sid+"/window/rect", nil, &wr)
+	var ws map[string]float64
+	g.ok("GET", "/window/size", nil, &ws)
+	if wr["x"] != 0 || wr["y"] != 0 || wr["width"] != ws["width"] || wr["height"] != ws["height"] {
+		t.Errorf("window/rect %v; want the origin and the window's size %v", wr, ws)
+	}
 }
