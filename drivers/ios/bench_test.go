@@ -6,6 +6,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/ios/wda"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 // The benchmarks run on the virtual iPhone over loopback HTTP; each has a
@@ -13,8 +14,11 @@ import (
 // that the difference is the driver's own cost per call (`make bench`
 // prints it).
 
-func benchRig(b *testing.B) (*rig, *Driver, *wda.Client) {
-	r := newRig(b, rigOpt{})
+func benchRig(b *testing.B) (*rig, *Driver, *wda.Client) { return benchRigTimed(b, timing.Fast) }
+
+// benchRigTimed is benchRig with the virtual iPhone's timing profile.
+func benchRigTimed(b *testing.B, p timing.Profile) (*rig, *Driver, *wda.Client) {
+	r := newRig(b, rigOpt{timing: p})
 	d := r.unlocked(b)
 	c, err := wda.New(r.phone.WDA)
 	if err != nil {
@@ -79,5 +83,35 @@ func BenchmarkWDATap(b *testing.B) {
 		if err := c.Tap(ctx, 200, 500); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPhoneProfile is a screen read and a tap through the driver with
+// the virtual iPhone answering at once (fast) and taking a real phone's time
+// (phone, PINKY_SIM_TIMING=phone): what a read and a tap cost on a phone
+// before the driver's own work.
+func BenchmarkPhoneProfile(b *testing.B) {
+	for _, p := range []timing.Profile{timing.Fast, timing.Phone} {
+		b.Run(p.Name+"/observe", func(b *testing.B) {
+			_, d, _ := benchRigTimed(b, p)
+			ctx := context.Background()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := d.Screen(ctx, phoneID, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.Name+"/tap", func(b *testing.B) {
+			_, d, _ := benchRigTimed(b, p)
+			ctx := context.Background()
+			a := sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 600, Y: 1500}}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := d.Act(ctx, phoneID, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

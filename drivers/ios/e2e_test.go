@@ -19,6 +19,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/ios/video"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
 	"github.com/pinky-gateway/pinky/internal/testkit"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
@@ -47,13 +48,14 @@ type rigOpt struct {
 	video     bool
 	badSecret bool // the driver's list has another secret than the phone
 	late      bool // the broadcast waits for rig.start
+	timing    timing.Profile
 }
 
 func newRig(t testing.TB, o rigOpt) *rig {
 	t.Helper()
 	r := &rig{sim: simtest.New(t), path: filepath.Join(t.TempDir(), config.FileName)}
 	var err error
-	r.face, err = wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1", MJPEG: true})
+	r.face, err = wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1", MJPEG: true, Timing: o.timing})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 // Config says which phone a Server serves and how.
@@ -38,6 +39,9 @@ type Config struct {
 	WorldDir string
 	// Logger gets debug and error logs; nil discards them.
 	Logger *slog.Logger
+	// Timing is how long the page source, gestures and screenshots take;
+	// the zero value answers at once (timing.Phone takes a real phone's time).
+	Timing timing.Profile
 }
 
 // Server is an emulated WebDriverAgent for one virtual iPhone, listening on
@@ -375,11 +379,30 @@ func (s *Server) dispatch(ctx context.Context, hr *http.Request) (any, error) {
 	if r.args == nil {
 		r.args = map[string]any{}
 	}
+	if err := s.cost(rt.path).Wait(r.ctx); err != nil {
+		return nil, s.wdaErr(err)
+	}
 	v, err := rt.h(s, r)
 	if err != nil {
 		return nil, s.wdaErr(err)
 	}
 	return v, nil
+}
+
+// cost is how long a route takes under the timing profile (Config.Timing):
+// page sources, gestures and screenshots take a real phone's time; the rest
+// answer at once.
+func (s *Server) cost(path string) timing.Range {
+	t := s.cfg.Timing
+	switch path {
+	case "/source":
+		return t.Source
+	case "/screenshot":
+		return t.Screenshot
+	case "/wda/tap", "/wda/doubleTap", "/wda/touchAndHold", "/wda/dragfromtoforduration", "/wda/swipe", "/actions":
+		return t.Tap
+	}
+	return timing.Range{}
 }
 
 func findRoute(method, path string, withSession bool) *route {

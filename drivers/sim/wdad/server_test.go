@@ -10,7 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestListenErrors(t *testing.T) {
@@ -461,5 +463,44 @@ func TestOrientation(t *testing.T) {
 	g.ok("GET", "/orientation", nil, &o)
 	if o != "PORTRAIT" {
 		t.Errorf("orientation %q; want PORTRAIT", o)
+	}
+}
+
+// TestTimingProfile: under a slow profile the page source, gestures and
+// screenshots take their time, and the other routes answer at once. The
+// slow routes are given an hour, so only a route the profile leaves alone
+// can answer within the client's patience.
+func TestTimingProfile(t *testing.T) {
+	hour := timing.Range{Min: time.Hour, Max: time.Hour}
+	g := newRig(t, nil, wdad.Config{Timing: timing.Profile{Source: hour, Tap: hour, Screenshot: hour}})
+	sid := g.session(nil)
+	slow := func(method, path string) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.Scaled(1500*time.Millisecond))
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, method, g.base+path, strings.NewReader(`{"x":10,"y":10}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return errors.Is(err, context.DeadlineExceeded)
+	}
+	for _, tt := range []struct {
+		method, path string
+		slow         bool
+	}{
+		{"GET", "/source", true},
+		{"GET", "/screenshot", true},
+		{"POST", "/session/" + sid + "/wda/tap", true},
+		{"GET", "/status", false},
+		{"GET", "/wda/locked", false},
+		{"GET", "/window/size", false},
+	} {
+		if got := slow(tt.method, tt.path); got != tt.slow {
+			t.Errorf("%s %s waited: %v; want %v", tt.method, tt.path, got, tt.slow)
+		}
+	}
+	p, err := timing.Parse("phone")
+	if err != nil || p.Source.Min < 500*time.Millisecond || p.Tap.Min < time.Second {
+		t.Errorf("the phone profile = %+v, %v; want a real phone's source and tap times", p, err)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
 	"github.com/pinky-gateway/pinky/drivers/sim/scrcpyd"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 	"github.com/pinky-gateway/pinky/drivers/sim/wdad"
 )
 
@@ -122,7 +123,11 @@ func serveWDA(ctx context.Context, log *slog.Logger, d *sim.Driver, addr, device
 	if worldDir != "." {
 		dir = worldDir // a world file's captured screens are relative to it
 	}
-	srv, err := wdad.Listen(addr, wdad.Config{Driver: d, DeviceID: device, MJPEG: mjpeg, WorldDir: dir, Logger: log})
+	prof, err := timing.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := wdad.Listen(addr, wdad.Config{Driver: d, DeviceID: device, MJPEG: mjpeg, WorldDir: dir, Logger: log, Timing: prof})
 	if err != nil {
 		return nil, err
 	}
