@@ -66,7 +66,7 @@ func (e *env) androidPhone(t *testing.T) string {
 	jar := filepath.Join(t.TempDir(), "scrcpy-server")
 	os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)
 	e.Extra = append(e.Extra, "HOME="+t.TempDir(), "ANDROID_ADB_SERVER_PORT="+adbPort,
-		"SCRCPY_SERVER_PATH="+jar, "SCRCPY_SERVER_VERSION=3.3.4")
+		"SCRCPY_SERVER_PATH="+jar, "SCRCPY_SERVER_VERSION=4.1") // the virtual phone's server is 4.1 (scrcpyd.ServerVersion)
 	drivers := filepath.Join(e.Home, "drivers")
 	os.MkdirAll(drivers, 0o700)
 	b, err := os.ReadFile(e2e.Bin.Android)

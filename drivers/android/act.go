@@ -333,14 +333,28 @@ func openURL(ctx context.Context, dev *adb.Device, url string) error {
 	if url == "" || strings.ContainsAny(url, " \t\n'\"`$\\;&|<>") {
 		return sdk.Invalid("URL %q", url)
 	}
-	out, err := shell(ctx, dev, "am start -a android.intent.action.VIEW -d '"+url+"'")
+	out, err := shellAll(ctx, dev, "am start -a android.intent.action.VIEW -d '"+url+"'")
 	if err != nil {
 		return err
 	}
-	if strings.Contains(string(out), "unable to resolve") || strings.Contains(string(out), "Error:") {
-		return sdk.Errorf(sdk.ErrUnsupported, "no app on %s opens %s", dev.Serial(), url)
+	if said := amError(out); said != "" {
+		return sdk.Errorf(sdk.ErrUnsupported, "no app on %s opens %s (am said: %s)", dev.Serial(), url, said)
 	}
 	return nil
+}
+
+// amError returns the error a real am prints when it starts nothing: am
+// exits 0 then and writes "Error: …" (after "Error type 3" for a missing
+// activity class) on stderr, or on stdout with -W. It returns "" when the
+// output says nothing went wrong.
+func amError(out []byte) string {
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "Error:") || strings.Contains(line, "unable to resolve Intent") {
+			return line
+		}
+	}
+	return ""
 }
 
 // Wake implements sdk.Waker with the wake-up key.

@@ -540,6 +540,21 @@ func shell(ctx context.Context, dev *adb.Device, cmd string) ([]byte, error) {
 	return r.Stdout, nil
 }
 
+// shellAll runs a command and returns its stdout and then its stderr, for
+// commands such as am that print their failures and exit 0 all the same; it
+// returns an error when the command exits non-zero, as shell does.
+func shellAll(ctx context.Context, dev *adb.Device, cmd string) ([]byte, error) {
+	r, err := dev.Shell(ctx, cmd)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	all := append(append([]byte(nil), r.Stdout...), r.Stderr...)
+	if r.Exit != 0 {
+		return all, fmt.Errorf("%s: exit %d: %s", firstWord(cmd), r.Exit, strings.TrimSpace(string(all)))
+	}
+	return all, nil
+}
+
 func firstWord(s string) string {
 	if i := strings.IndexByte(s, ' '); i > 0 {
 		return s[:i]

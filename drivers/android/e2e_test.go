@@ -57,7 +57,7 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	home := t.TempDir() // adb keeps its key in $HOME/.android
 	r.home = home
 	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))
-	cfg := adbd.Config{Driver: r.sim, DeviceID: "sim-android-1", AppProcess: scrcpyd.AppProcess(r.sim)}
+	cfg := adbd.Config{Driver: r.sim, DeviceID: "sim-android-1", AppProcess: scrcpyd.AppProcessVersion(r.sim, "3.3.4")}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -76,7 +76,7 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	r.serial = r.face.Addr().String()
 	r.adb(t, "connect", r.serial)
 	// A scrcpy server file to push: the virtual phone runs its own server
-	// whatever the bytes, at the version the driver says.
+	// of version 3.3.4 whatever the bytes, once they are pushed.
 	jar := filepath.Join(t.TempDir(), "scrcpy-server")
 	if err := os.WriteFile(jar, []byte("not a real jar: the virtual phone serves scrcpy itself"), 0o644); err != nil {
 		t.Fatal(err)

@@ -143,3 +143,27 @@ func (w *lineWriter) Close() error {
 	}
 	return nil
 }
+
+// find returns the last kept line that contains sub.
+func (l *serverLog) find(sub string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := len(l.lines) - 1; i >= 0; i-- {
+		if strings.Contains(l.lines[i].text, sub) {
+			return l.lines[i].text, true
+		}
+	}
+	return "", false
+}
+
+// has reports whether a kept line is exactly line.
+func (l *serverLog) has(line string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ll := range l.lines {
+		if strings.TrimSpace(ll.text) == line {
+			return true
+		}
+	}
+	return false
+}

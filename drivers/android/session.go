@@ -171,6 +171,9 @@ func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o 
 	c, err := scrcpy.Dial(dctx, srv.Version, o, func(ctx context.Context) (net.Conn, error) {
 		select {
 		case <-s.done:
+			// A server that exited will not listen: stop Dial's retries
+			// (ten seconds of them) now.
+			dcancel()
 			return nil, fmt.Errorf("the scrcpy server exited: %s", s.lastWords())
 		default:
 		}
@@ -181,10 +184,42 @@ func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o 
 	if err != nil {
 		cancel()
 		<-s.done
+		if fix := s.startFix(srv); fix != "" {
+			if s.log.has("Aborted") {
+				// The jar may have gone (its cleanup deletes it): push it
+				// again next time.
+				p.pushMu.Lock()
+				p.pushed = false
+				p.pushMu.Unlock()
+			}
+			return nil, sdk.Errorf(sdk.ErrInternal, "%s: the scrcpy server did not start: %s", dev.Serial(), fix)
+		}
 		return nil, sdk.Errorf(sdk.ErrInternal, "%s: starting scrcpy %s: %v (server said: %s)", dev.Serial(), srv.Version, err, s.lastWords())
 	}
 	s.c = c
 	return s, nil
+}
+
+// startFix says what to do about a server that would not start for a
+// reason the person fixes on this computer, or "" for any other reason. The
+// real server refuses any version but its own ("The server version (4.1)
+// does not match the client (3.3.4)", then a stack trace), and app_process
+// aborts when it finds no jar or no server class in it.
+func (s *session) startFix(srv ScrcpyServer) string {
+	if line, ok := s.log.find("does not match the client"); ok {
+		theirs := ""
+		if _, rest, ok := strings.Cut(line, "The server version ("); ok {
+			theirs, _, _ = strings.Cut(rest, ")")
+		}
+		if theirs != "" {
+			return fmt.Sprintf("%s is scrcpy server %s, not %s (%s): set SCRCPY_SERVER_VERSION=%s, or point SCRCPY_SERVER_PATH at the server of scrcpy %s", srv.Path, theirs, srv.Version, line, theirs, srv.Version)
+		}
+		return fmt.Sprintf("%s is not scrcpy server %s (%s): set SCRCPY_SERVER_VERSION to its version (scrcpy --version says it)", srv.Path, srv.Version, line)
+	}
+	if s.log.has("Aborted") {
+		return fmt.Sprintf("app_process aborted: the phone found no scrcpy server in %s pushed from %s (is SCRCPY_SERVER_PATH a scrcpy-server file?)", serverPath, srv.Path)
+	}
+	return ""
 }
 
 // lastWords is what the server said last, for errors: its last lines of

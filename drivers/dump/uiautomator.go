@@ -83,12 +83,19 @@ func (b *builder) uiWalk(parent int, n *uiNode) error {
 		visible = v == "true"
 	}
 	class := n.attr("class")
+	text, hint := n.attr("text"), n.attr("hint")
+	if hint != "" && text == hint && strings.Contains(class, "EditText") {
+		// An empty field's text is its hint in a real dump (the
+		// accessibility text of an empty TextView); hint="…" next to it is
+		// how the dump tells the two apart. The field is empty.
+		text = ""
+	}
 	id := b.add(parent, sdk.Element{
 		Class:              class,
-		Text:               n.attr("text"),
+		Text:               text,
 		ContentDescription: n.attr("content-desc"),
 		ResourceID:         n.attr("resource-id"),
-		Hint:               n.attr("hint"),
+		Hint:               hint,
 		Bounds:             bounds,
 		Clickable:          n.flag("clickable"),
 		LongClickable:      n.flag("long-clickable"),

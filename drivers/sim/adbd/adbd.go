@@ -17,6 +17,9 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
+// ScrcpyServerClass is the main class of the scrcpy server's jar.
+const ScrcpyServerClass = "com.genymobile.scrcpy.Server"
+
 // Config says which phone a Server serves and how.
 type Config struct {
 	// Driver is the sim driver (in process). The face uses sdk.Driver and the
@@ -36,7 +39,14 @@ type Config struct {
 	// stderr, and the device (to listen on local abstract sockets), and
 	// returns when the server ends; ctx ends when the adb stream closes. nil:
 	// app_process is missing, like any unknown command.
+	//
+	// As on a phone, app_process aborts ("Aborted", exit 134) unless the
+	// first CLASSPATH entry is a file on the phone (pushed there first) and
+	// the class is AppProcessClass.
 	AppProcess func(ctx context.Context, args []string, stdout, stderr io.Writer, d *Device) error
+	// AppProcessClass is the only class app_process can load; empty is
+	// ScrcpyServerClass.
+	AppProcessClass string
 	// Unauthorized makes the face answer every handshake with AUTH tokens and
 	// never accept, so that adb lists the device as unauthorized.
 	Unauthorized bool

@@ -561,12 +561,42 @@ func TestAppProcess(t *testing.T) {
 		io.WriteString(stdout, "[server] INFO: Device: Pinky\n")
 		return nil
 	}})
+	// Before the jar is pushed, and with another class, app_process aborts
+	// as on a phone.
+	tests := []struct{ name, classPath, class string }{
+		{"no jar", "CLASSPATH=/data/local/tmp/scrcpy-server.jar", "com.genymobile.scrcpy.Server"},
+		{"no CLASSPATH", "A=b", "com.genymobile.scrcpy.Server"},
+		{"a folder", "CLASSPATH=/data/local/tmp", "com.genymobile.scrcpy.Server"},
+	}
+	check := func(t *testing.T, classPath, class string) {
+		t.Helper()
+		out, errs, code := adb(t, nil, "-s", p.serial, "shell", classPath, "app_process", "/", class, "3.3.4")
+		if out != "" || errs != "Aborted\n" || code != 134 {
+			t.Errorf("app_process: got (%q, %q, %d); want (\"\", \"Aborted\\n\", 134)", out, errs, code)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { check(t, tt.classPath, tt.class) })
+	}
+	jar := filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(jar, []byte("stands for the server"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, "push", jar, "/data/local/tmp/scrcpy-server.jar")
+	t.Run("another class", func(t *testing.T) {
+		check(t, "CLASSPATH=/data/local/tmp/scrcpy-server.jar", "com.genymobile.scrcpy.CleanUp")
+	})
 	out := p.run(t, "shell", "CLASSPATH=/data/local/tmp/scrcpy-server.jar", "app_process", "/", "com.genymobile.scrcpy.Server", "3.3.4", "tunnel_forward=true", "audio=false")
 	if out != "[server] INFO: Device: Pinky\n" {
 		t.Errorf("app_process output: got %q", out)
 	}
 	if got := strings.Join(<-started, " "); got != "3.3.4 tunnel_forward=true audio=false" {
 		t.Errorf("AppProcess args: got %q; want the arguments after the class", got)
+	}
+	select {
+	case args := <-started:
+		t.Errorf("AppProcess ran for an aborted app_process, with %q", args)
+	default:
 	}
 }
 
@@ -588,5 +618,46 @@ func TestCommands(t *testing.T) {
 	// cut must not run.
 	if out, _, _ := adb(t, nil, "-s", p.serial, "shell", "cut; echo after"); out != "partial" {
 		t.Errorf("a cut stream: got %q; want %q", out, "partial")
+	}
+}
+
+// A real phone's am prints why it started nothing and exits 0, and its
+// input exits 0 when nothing takes the events; the face does the same.
+func TestExitZeroLikeAPhone(t *testing.T) {
+	p := newPhone(t, adbd.Config{})
+	p.unlock(t)
+	tests := []struct {
+		name          string
+		cmd           string
+		inOut, inErr  string // wanted in stdout, stderr ("" for nothing wanted)
+		notOut, noErr bool   // stdout, stderr must be empty
+	}{
+		{name: "am start of an unknown scheme", cmd: "am start -a android.intent.action.VIEW -d nothing-opens:this",
+			inOut: "Starting: Intent", inErr: "Error: Activity not started, unable to resolve Intent"},
+		{name: "am start -W of an unknown scheme", cmd: "am start -W -a android.intent.action.VIEW -d nothing-opens:this",
+			inOut: "Error: Activity not started, unable to resolve Intent", noErr: true},
+		{name: "am start of a missing activity", cmd: "am start -n com.example.none/.Main",
+			inErr: "Error type 3\nError: Activity class {com.example.none/.Main} does not exist."},
+		{name: "input tap off the screen", cmd: "input tap 99999 99999", notOut: true, noErr: true},
+		{name: "input swipe off the screen", cmd: "input swipe 1 1 99999 99999 100", notOut: true, noErr: true},
+		{name: "input text with no focused field", cmd: "input text hello", notOut: true, noErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := adb(t, nil, "-s", p.serial, "shell", tt.cmd)
+			if code != 0 {
+				t.Errorf("adb shell %s: exit %d; want 0", tt.cmd, code)
+			}
+			if !strings.Contains(out, tt.inOut) || (tt.notOut && out != "") {
+				t.Errorf("adb shell %s: stdout %q; want %q in it", tt.cmd, out, tt.inOut)
+			}
+			if !strings.Contains(errs, tt.inErr) || (tt.noErr && errs != "") {
+				t.Errorf("adb shell %s: stderr %q; want %q in it", tt.cmd, errs, tt.inErr)
+			}
+		})
+	}
+	// A usage error still fails, as it does on a phone.
+	if _, _, code := adb(t, nil, "-s", p.serial, "shell", "input tap 1"); code == 0 {
+		t.Errorf("input tap with one number: exit 0; want a failure")
 	}
 }

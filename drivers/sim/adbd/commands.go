@@ -347,8 +347,12 @@ func cmdAppProcess(sh *shell, args []string, io3 stdio) int {
 	}
 	// app_process [vm options] PARENT_DIR CLASS ARGS…: the class is the
 	// first word after the parent folder that is not an option.
+	classPath := io3.env["CLASSPATH"]
 	rest := args
 	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		if v, ok := strings.CutPrefix(rest[0], "-Djava.class.path="); ok {
+			classPath = v
+		}
 		rest = rest[1:]
 	}
 	if len(rest) < 2 {
@@ -357,6 +361,18 @@ func cmdAppProcess(sh *shell, args []string, io3 stdio) int {
 	}
 	for len(rest) > 1 && strings.HasPrefix(rest[1], "--") {
 		rest = append(rest[:1:1], rest[2:]...)
+	}
+	// A real app_process that cannot load its class (no jar at the first
+	// CLASSPATH entry, or another class) logs "could not find class" to
+	// logcat and aborts: the shell prints "Aborted" and exits 128+SIGABRT.
+	jar, _, _ := strings.Cut(classPath, ":")
+	class := sh.d.cfg.AppProcessClass
+	if class == "" {
+		class = ScrcpyServerClass
+	}
+	if fi, err := sh.d.fs.stat(sh.ctx, clean(jar)); jar == "" || err != nil || fi.dir || rest[1] != class {
+		fmt.Fprintln(io3.err, "Aborted")
+		return 134
 	}
 	if err := sh.d.cfg.AppProcess(sh.ctx, append([]string(nil), rest[2:]...), io3.out, io3.err, sh.d); err != nil {
 		if sh.ctx.Err() == nil {

@@ -70,7 +70,15 @@
 // through the face, is not listed.
 //
 // An unknown command prints "/system/bin/sh: NAME: inaccessible or not
-// found" and exits 127. Driver errors print "Error: …" and exit 1.
+// found" and exits 127. Driver errors print "Error: …" and exit 1, except
+// where a real phone exits 0: am start prints why it started nothing
+// ("Error: Activity not started, unable to resolve Intent …" for a URL
+// scheme no stock app takes, "Error type 3" for a missing activity) on
+// stderr (stdout with -W) and exits 0, and input exits 0 when nothing takes
+// its events (a point off the screen, no focused field, the screen off).
+// app_process aborts ("Aborted", exit 134) unless its CLASSPATH's first
+// entry was pushed to the phone and its class is Config.AppProcessClass.
+// In UI dumps an empty field's text is its hint, as in real dumps.
 //
 // # What is not emulated
 //

@@ -464,11 +464,19 @@ func cmdInput(sh *shell, args []string, io3 stdio) int {
 		return 1
 	}
 	for _, a := range acts {
-		if err := sh.d.act(sh.ctx, a); err != nil {
+		if err := sh.d.act(sh.ctx, a); err != nil && !unheard(err) {
 			return reportErr(io3, err)
 		}
 	}
 	return 0
+}
+
+// unheard reports whether err only says that nothing took the input (a
+// point off the screen, no focused field, the screen off). A real phone's
+// input command injects the events and exits 0 then: it never learns
+// whether anything took them.
+func unheard(err error) bool {
+	return errors.Is(err, sdk.ErrInvalidArgument) || errors.Is(err, sdk.ErrScreenOff)
 }
 
 // apps lists the phone's packages, system parts included.
@@ -546,14 +554,25 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 			}
 		}
 	}
+	// A real am prints why an activity did not start and exits 0 all the
+	// same (ActivityManagerShellCommand.runStartActivity): on stderr, or on
+	// stdout with -W.
+	errOut := io3.err
+	if wait {
+		errOut = io3.out
+	}
 	switch {
 	case data != "" && (action == "" || action == "android.intent.action.VIEW") && comp == "":
 		intent := "Intent { act=android.intent.action.VIEW dat=" + data + " }"
 		fmt.Fprintf(io3.out, "Starting: %s\n", intent)
-		if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActOpenURL, URL: data}); err != nil {
-			if errors.Is(err, sdk.ErrAppNotFound) {
-				fmt.Fprintf(io3.err, "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=%s flg=0x10000000 }\n", data)
-				return 1
+		err := errNoHandler
+		if resolvable(data) {
+			err = sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActOpenURL, URL: data})
+		}
+		if err != nil {
+			if errors.Is(err, sdk.ErrAppNotFound) || errors.Is(err, sdk.ErrInvalidArgument) {
+				fmt.Fprintf(errOut, "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=%s flg=0x10000000 }\n", data)
+				return 0
 			}
 			return reportErr(io3, err)
 		}
@@ -568,8 +587,8 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 		fmt.Fprintf(io3.out, "Starting: Intent { cmp=%s }\n", comp)
 		if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: p}); err != nil {
 			if errors.Is(err, sdk.ErrAppNotFound) {
-				fmt.Fprintf(io3.err, "Error type 3\nError: Activity class {%s} does not exist.\n", comp)
-				return 1
+				fmt.Fprintf(errOut, "Error type 3\nError: Activity class {%s} does not exist.\n", comp)
+				return 0
 			}
 			return reportErr(io3, err)
 		}
@@ -581,6 +600,20 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 		fmt.Fprintf(io3.out, "Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: 120\nWaitTime: 125\nComplete\n", comp)
 	}
 	return 0
+}
+
+// errNoHandler is a VIEW intent that no app of the phone takes.
+var errNoHandler = fmt.Errorf("no app handles the URL: %w", sdk.ErrAppNotFound)
+
+// viewSchemes are the URL schemes a stock phone's apps take in a VIEW
+// intent; the virtual phone's browser opens them all.
+var viewSchemes = []string{"http", "https", "about", "file", "content", "intent", "market", "tel", "mailto", "sms", "smsto", "geo"}
+
+// resolvable reports whether a VIEW intent for uri finds an app, as the
+// package manager's resolution would: an unknown scheme finds none.
+func resolvable(uri string) bool {
+	scheme, _, ok := strings.Cut(uri, ":")
+	return ok && slices.Contains(viewSchemes, strings.ToLower(scheme))
 }
 
 func cmdMonkey(sh *shell, args []string, io3 stdio) int {

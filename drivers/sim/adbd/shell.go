@@ -201,6 +201,7 @@ func (sh *shell) pipeline(cmds []command) int {
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	env      map[string]string // the command's VAR=value prefixes
 }
 
 // simple applies a command's redirections and runs it.
@@ -281,9 +282,14 @@ func (sh *shell) simple(c command, in io.Reader, out io.Writer) int {
 
 // exec runs one command's words.
 func (sh *shell) exec(args []string, io3 stdio) int {
-	// VAR=value prefixes set the environment of a real shell; the
-	// commands here need none of it (app_process's CLASSPATH included).
+	// VAR=value prefixes set the command's environment; only app_process
+	// reads it (its CLASSPATH).
 	for len(args) > 0 && isAssignment(args[0]) {
+		k, v, _ := strings.Cut(args[0], "=")
+		if io3.env == nil {
+			io3.env = map[string]string{}
+		}
+		io3.env[k] = v
 		args = args[1:]
 	}
 	if len(args) > 0 && args[0] == "exec" {

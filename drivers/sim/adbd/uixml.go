@@ -75,8 +75,14 @@ type nodeWriter struct {
 // children, as nodes of package pkg.
 func (w *nodeWriter) walk(i, index int, pkg string) {
 	e := w.s.Elements[i]
+	text := e.Text
+	if text == "" && e.Editable {
+		// A real dump gives an empty field's hint as its text (and again
+		// as hint="…", which tells an empty field apart).
+		text = e.Hint
+	}
 	fmt.Fprintf(w.b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
-		index, esc(e.Text), esc(e.ResourceID), esc(e.Class), esc(pkg), esc(e.ContentDescription),
+		index, esc(text), esc(e.ResourceID), esc(e.Class), esc(pkg), esc(e.ContentDescription),
 		e.Checkable, e.Checked, e.Clickable, e.Enabled, e.Focusable, e.Focused, e.Scrollable,
 		e.LongClickable, e.Password, e.Selected,
 		e.Bounds.Left, e.Bounds.Top, e.Bounds.Right, e.Bounds.Bottom)

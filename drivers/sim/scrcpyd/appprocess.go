@@ -13,7 +13,16 @@ import (
 // scrcpy server the way a real phone does when the driver starts it
 // (CLASSPATH=… app_process / com.genymobile.scrcpy.Server VERSION args),
 // listening on the local abstract socket the driver's forward reaches.
+//
+// It is a server of version ServerVersion; AppProcessVersion makes one of
+// another version.
 func AppProcess(drv sdk.Driver) func(ctx context.Context, args []string, stdout, stderr io.Writer, dev *adbd.Device) error {
+	return AppProcessVersion(drv, ServerVersion)
+}
+
+// AppProcessVersion is AppProcess with a server of version, which starts
+// for no other version.
+func AppProcessVersion(drv sdk.Driver, version string) func(ctx context.Context, args []string, stdout, stderr io.Writer, dev *adbd.Device) error {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer, dev *adbd.Device) error {
 		name, err := SocketName(args)
 		if err != nil {
@@ -27,6 +36,6 @@ func AppProcess(drv sdk.Driver) func(ctx context.Context, args []string, stdout,
 		}
 		defer lis.Close()
 		// Displays go through the face, which lists them in its dumps.
-		return serve(ctx, args, lis, drv, dev, dev.ID(), stdout, stderr)
+		return Server{Version: version, Driver: drv, Device: dev.ID()}.serve(ctx, args, lis, dev, stdout, stderr)
 	}
 }

@@ -4,9 +4,14 @@
 //	CLASSPATH=/data/local/tmp/scrcpy-server.jar app_process / com.genymobile.scrcpy.Server VERSION key=value...
 //
 // so that the Android driver can stream and control a sim phone exactly as a
-// real one. Serve speaks the wire format of scrcpy 3.x and 4.x (whichever
-// version the client names), over a forward tunnel only, with H.264 video
-// from the sim's sdk.Streamer and no audio.
+// real one. A Server is of one version (Server.Version, ServerVersion by
+// default) and, like the real server, starts only when the client sends
+// exactly that version: any other prints "[server] ERROR: The server version
+// (V) does not match the client (C)" with the exception's stack trace and
+// exits with status 1. It speaks the wire format of the 3.x or 4.x version
+// it is, over a forward tunnel only, with H.264 video from the sim's
+// sdk.Streamer and no audio. The adb face aborts app_process before the
+// server runs when its jar was not pushed or the class is another.
 //
 // Input is turned into the driver's actions: a finger that goes down and up
 // in place is a tap (a long press when held 500 ms), one that moves is a

@@ -15,13 +15,35 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
-// ServerVersion is the version scrcpyd names in its version error. It speaks
-// every 3.x and 4.x version, the one the client sends.
+// ServerVersion is the fake server's version unless Server.Version says
+// another. Like the real server, it starts only for a client that sends
+// exactly its version; it speaks the protocol of any 3.x or 4.x version it
+// is made as.
 const ServerVersion = "4.1"
+
+// Server is a fake scrcpy server of one version for one phone.
+type Server struct {
+	// Version is the only version the server starts for; empty is
+	// ServerVersion. It must be one scrcpy.ParseVersion takes.
+	Version string
+	Driver  sdk.Driver
+	Device  string
+}
+
+func (s Server) version() string {
+	if s.Version == "" {
+		return ServerVersion
+	}
+	return s.Version
+}
 
 // ErrUsage means the server arguments were rejected; the real server exits
 // with status 1 then.
 var ErrUsage = errors.New("scrcpy server: bad arguments")
+
+// errVersion marks the version mismatch, which the real server reports
+// with an IllegalArgumentException's stack trace.
+var errVersion = errors.New("version")
 
 // Log levels, as Ln.java orders them.
 const (
@@ -80,13 +102,17 @@ func (l *logger) log(level int, format string, args ...any) {
 
 // parseArgs parses what follows com.genymobile.scrcpy.Server on the command
 // line, like Options.parse.
-func parseArgs(args []string, log *logger) (options, error) {
+func parseArgs(version string, args []string, log *logger) (options, error) {
 	if len(args) < 1 {
 		return options{}, errors.New("Missing client version")
 	}
-	v, err := scrcpy.ParseVersion(args[0])
+	// Options.parse compares the strings: "3.3" is not "3.3.0".
+	if args[0] != version {
+		return options{}, fmt.Errorf("%w: The server version (%s) does not match the client (%s)", errVersion, version, args[0])
+	}
+	v, err := scrcpy.ParseVersion(version)
 	if err != nil {
-		return options{}, fmt.Errorf("The server version (%s) does not match the client (%s)", ServerVersion, args[0])
+		return options{}, fmt.Errorf("the fake server cannot be version %s: %w", version, err)
 	}
 	o := options{
 		version: v, scid: -1, logLevel: levelDebug, video: true, audio: true, control: true, codec: "h264",
@@ -184,10 +210,11 @@ func parseArgs(args []string, log *logger) (options, error) {
 	return o, nil
 }
 
-// Serve parses the server arguments, accepts the video and control
-// connections on lis (the adb face's local abstract socket named
-// scrcpy.SocketName(scid)), in scrcpy's order, and serves the virtual phone's
-// H.264 video (sdk.Streamer.StreamVideo of drv for device, at max_size) and
+// Serve parses the server arguments (the first must be the server's
+// version), accepts the video and control connections on lis (the adb
+// face's local abstract socket named scrcpy.SocketName(scid)), in scrcpy's
+// order, and serves the virtual phone's H.264 video
+// (sdk.Streamer.StreamVideo of the driver for the device, at max_size) and
 // applies control messages to it (touch down/up → tap, down-move-up → swipe,
 // long press, keys (Android keycodes → sdk.Key), text → sdk type action, set
 // clipboard (+paste), get clipboard, reset video → key frame request,
@@ -203,30 +230,33 @@ func parseArgs(args []string, log *logger) (options, error) {
 // that display (START_APP launches onto it), and removes it when the
 // session ends.
 //
-// A rejected argument (a version it does not speak, a reverse tunnel, a
+// A rejected argument (a version other than its own, a reverse tunnel, a
 // codec other than h264) is printed as the real server prints it and
 // returned wrapped in ErrUsage; the adb face should exit with status 1.
-func Serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver, device string, stdout, stderr io.Writer) error {
-	disp, _ := drv.(sdk.Displayer)
-	return serve(ctx, args, lis, drv, disp, device, stdout, stderr)
+func (srv Server) Serve(ctx context.Context, args []string, lis net.Listener, stdout, stderr io.Writer) error {
+	disp, _ := srv.Driver.(sdk.Displayer)
+	return srv.serve(ctx, args, lis, disp, stdout, stderr)
 }
 
 // serve is Serve with the displays made through disp (the adb face, which
 // lists them in its dumps), nil when the phone makes none.
-func serve(ctx context.Context, args []string, lis net.Listener, drv sdk.Driver, disp sdk.Displayer, device string, stdout, stderr io.Writer) error {
+func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, disp sdk.Displayer, stdout, stderr io.Writer) error {
+	drv, device := srv.Driver, srv.Device
 	log := &logger{level: levelDebug, stdout: stdout, stderr: stderr}
 	fail := func(err error) error {
 		log.log(levelError, "%s", err)
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
-	o, err := parseArgs(args, log)
+	o, err := parseArgs(srv.version(), args, log)
 	if err != nil {
-		log.log(levelError, "%s", err)
-		if strings.HasPrefix(err.Error(), "The server version") {
-			// What Ln.e prints next: the exception's stack trace.
-			fmt.Fprintf(stderr, "java.lang.IllegalArgumentException: %s\n", err)
+		msg := strings.TrimPrefix(err.Error(), errVersion.Error()+": ")
+		log.log(levelError, "%s", msg)
+		if errors.Is(err, errVersion) {
+			// What Ln.e prints next: the exception's stack trace, and
+			// Server.main exits with status 1.
+			fmt.Fprintf(stderr, "java.lang.IllegalArgumentException: %s\n\tat com.genymobile.scrcpy.Options.parse(Options.java:331)\n\tat com.genymobile.scrcpy.Server.internalMain(Server.java:202)\n\tat com.genymobile.scrcpy.Server.main(Server.java:215)\n\tat com.android.internal.os.RuntimeInit.nativeFinishInit(Native Method)\n\tat com.android.internal.os.RuntimeInit.main(RuntimeInit.java:399)\n", msg)
 		}
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+		return fmt.Errorf("%w: %s", ErrUsage, msg)
 	}
 	switch {
 	case !o.tunnelForward:

@@ -38,7 +38,9 @@ func start(t *testing.T, d sdk.Driver, version string, o scrcpy.Options) (*scrcp
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := &server{done: make(chan error, 1)}
-	go func() { srv.done <- Serve(ctx, args[4:], lis, d, android, &srv.stdout, &srv.stderr) }()
+	go func() {
+		srv.done <- Server{Version: version, Driver: d, Device: android}.Serve(ctx, args[4:], lis, &srv.stdout, &srv.stderr)
+	}()
 	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
 	defer dcancel()
 	c, err := scrcpy.Dial(dctx, version, o, func(ctx context.Context) (net.Conn, error) {
@@ -255,9 +257,11 @@ func TestServeRejects(t *testing.T) {
 		name, want string
 		args       []string
 	}{
-		{"unknown version", "[server] ERROR: The server version (4.1) does not match the client (5.0)\n", []string{"5.0", "tunnel_forward=true"}},
+		{"unknown version", "[server] ERROR: The server version (4.1) does not match the client (5.0)\njava.lang.IllegalArgumentException: The server version (4.1) does not match the client (5.0)\n\tat ", []string{"5.0", "tunnel_forward=true"}},
+		{"another version", "[server] ERROR: The server version (4.1) does not match the client (3.3.4)\n", []string{"3.3.4", "tunnel_forward=true"}},
+		{"the version written otherwise", "[server] ERROR: The server version (4.1) does not match the client (4.1.0)\n", []string{"4.1.0", "tunnel_forward=true"}},
 		{"no version", "[server] ERROR: Missing client version\n", nil},
-		{"reverse tunnel", "[server] ERROR: Reverse tunnel is not supported", []string{"3.3.4"}},
+		{"reverse tunnel", "[server] ERROR: Reverse tunnel is not supported", []string{"4.1"}},
 		{"codec", "[server] ERROR: Could not find encoder for av1", []string{"4.1", "tunnel_forward=true", "video_codec=av1"}},
 		{"not key=value", `[server] ERROR: Invalid key=value pair: "oops"`, []string{"4.1", "oops"}},
 		{"bad new display", "[server] ERROR: Invalid new display size: 12", []string{"4.1", "tunnel_forward=true", "new_display=12"}},
@@ -273,7 +277,7 @@ func TestServeRejects(t *testing.T) {
 			}
 			defer lis.Close()
 			var stdout, stderr testkit.Buffer
-			err = Serve(context.Background(), tt.args, lis, d, android, &stdout, &stderr)
+			err = Server{Driver: d, Device: android}.Serve(context.Background(), tt.args, lis, &stdout, &stderr)
 			if !errors.Is(err, ErrUsage) {
 				t.Errorf("Serve error = %v; want ErrUsage", err)
 			}
@@ -302,7 +306,7 @@ func TestServeUnknownOptionWarns(t *testing.T) {
 	var stdout, stderr testkit.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, []string{"3.3.4", "tunnel_forward=true", "audio=false", "send_stream_meta=false", "frobnicate=1", "scid=" + o.SCID.String()}, lis, d, android, &stdout, &stderr)
+		done <- Server{Version: "3.3.4", Driver: d, Device: android}.Serve(ctx, []string{"3.3.4", "tunnel_forward=true", "audio=false", "send_stream_meta=false", "frobnicate=1", "scid=" + o.SCID.String()}, lis, &stdout, &stderr)
 	}()
 	testkit.WaitUntil(t, "the device line", func() bool { return strings.Contains(stdout.String(), "Device:") })
 	cancel() // ends the accept: Serve returns
