@@ -15,11 +15,23 @@ declare -A packages=(
   [systemd-analyze]=systemd   # pinky service's unit is checked by systemd's own verifier
   [dbus-daemon]=dbus-daemon   # desktop notifications go through a real session bus in the tests
   [dpkg-deb]=dpkg   # make test builds the Debian package and installs it into a throwaway root
+  [python3]=python3   # the example driver in Python (examples/driver-python) runs through pinky driver check
+  [protoc]=protobuf-compiler   # and its protobuf code is generated at test time
+)
+# file → Debian package, for what has no command of its own (Debian's python3 reads
+# /usr/lib/python3/dist-packages).
+declare -A files=(
+  [/usr/include/google/protobuf/any.proto]=libprotobuf-dev   # protoc's well-known types
+  [/usr/lib/python3/dist-packages/grpc/__init__.py]=python3-grpcio   # the Python example driver's gRPC
+  [/usr/lib/python3/dist-packages/PIL/__init__.py]=python3-pil   # and its screenshots
 )
 
 missing=()
 for cmd in "${!packages[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${packages[$cmd]}")
+done
+for f in "${!files[@]}"; do
+  [ -e "$f" ] || missing+=("${files[$f]}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-deps: installing ${missing[*]}"
