@@ -24,6 +24,7 @@ run -bench Latency -benchtime 2000x ./gateway/stream/
 run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 run -bench ConsoleMirror -benchtime 20x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
+run -bench 'PhoneProfile' -benchtime 5x ./drivers/android/
 run -bench 'Driver|WDA' -benchtime 300x ./drivers/ios/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/ios/
 run -bench 'FrameLatency|Throughput|Records' -benchtime 2000x ./drivers/ios/video/

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
 )
 
@@ -168,4 +170,39 @@ func BenchmarkReadDump(b *testing.B) {
 		n = len(sc.Elements)
 	}
 	b.ReportMetric(float64(n), "elements")
+}
+
+// BenchmarkPhoneProfile is a screen read and a tap (scrcpy's control
+// socket) through the driver with the virtual phone answering at once
+// (fast) and taking a real phone's time (phone, PINKY_SIM_TIMING=phone):
+// a read is a uiautomator dump and then some, a tap a few milliseconds
+// before the driver settles.
+func BenchmarkPhoneProfile(b *testing.B) {
+	for _, p := range []timing.Profile{timing.Fast, timing.Phone} {
+		setup := func(b *testing.B) (*rig, *Driver) {
+			r := newRig(b, func(c *adbd.Config) { c.Timing = p })
+			d := r.driver(b)
+			if err := d.Unlock(context.Background(), r.serial, "1234"); err != nil {
+				b.Fatal(err)
+			}
+			return r, d
+		}
+		b.Run(p.Name+"/observe", func(b *testing.B) {
+			r, d := setup(b)
+			for b.Loop() {
+				if _, err := d.Screen(context.Background(), r.serial, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.Name+"/tap", func(b *testing.B) {
+			r, d := setup(b)
+			a := sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 540, Y: 1900}}
+			for b.Loop() {
+				if _, err := d.Act(context.Background(), r.serial, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

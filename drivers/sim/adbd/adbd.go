@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 // ScrcpyServerClass is the main class of the scrcpy server's jar.
@@ -63,6 +64,9 @@ type Config struct {
 	Commands map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Logger gets debug and error logs; nil discards them.
 	Logger *slog.Logger
+	// Timing is how long uiautomator, input and screencap take; the zero
+	// value answers at once (timing.Phone takes a real phone's time).
+	Timing timing.Profile
 }
 
 // CutStream is the status a Config.Commands command returns to end its

@@ -25,6 +25,7 @@ import (
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/drivers/sim"
 	"github.com/pinky-gateway/pinky/drivers/sim/adbd"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 const phoneID = "sim-android-1"
@@ -659,5 +660,43 @@ func TestExitZeroLikeAPhone(t *testing.T) {
 	// A usage error still fails, as it does on a phone.
 	if _, _, code := adb(t, nil, "-s", p.serial, "shell", "input tap 1"); code == 0 {
 		t.Errorf("input tap with one number: exit 0; want a failure")
+	}
+}
+
+// TestTimingProfile: under a profile, uiautomator, input and screencap take
+// their time through Debian's adb and the rest answer at once. The profile
+// here is exact and short, so the test reads a lower bound only.
+func TestTimingProfile(t *testing.T) {
+	const d = 400 * time.Millisecond
+	r := timing.Range{Min: d, Max: d}
+	p := newPhone(t, adbd.Config{Timing: timing.Profile{Dump: r, Input: r, Screencap: r}})
+	for _, tt := range []struct {
+		args []string
+		slow bool
+	}{
+		{[]string{"shell", "uiautomator", "dump", "/sdcard/x.xml"}, true},
+		{[]string{"shell", "input", "keyevent", "3"}, true},
+		{[]string{"exec-out", "screencap", "-p"}, true},
+		{[]string{"shell", "echo", "hi"}, false},
+	} {
+		start := time.Now()
+		p.run(t, tt.args...)
+		took := time.Since(start)
+		if tt.slow && took < d {
+			t.Errorf("adb %v took %v; want at least the profile's %v", tt.args, took, d)
+		}
+		if !tt.slow {
+			// No upper bound (the machine may be busy): the same command
+			// must not take the profile's time in every one of three runs.
+			fast := took < d
+			for i := 0; i < 2 && !fast; i++ {
+				start = time.Now()
+				p.run(t, tt.args...)
+				fast = time.Since(start) < d
+			}
+			if !fast {
+				t.Errorf("adb %v took the profile's time three times; want it at once", tt.args)
+			}
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 // shell is a tiny command interpreter: words with '…', "…" and \ quoting,
@@ -310,6 +312,9 @@ func (sh *shell) exec(args []string, io3 stdio) int {
 		return status
 	}
 	if f := commands[name]; f != nil {
+		if cost(sh.d.cfg.Timing, name).Wait(sh.ctx) != nil {
+			return 130 // the stream closed while the phone worked
+		}
 		return f(sh, args[1:], io3)
 	}
 	fmt.Fprintf(io3.err, "/system/bin/sh: %s: inaccessible or not found\n", args[0])
@@ -391,4 +396,19 @@ func atoi(io3 stdio, cmd, s string) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// cost is how long a command takes under the timing profile
+// (Config.Timing): uiautomator, input and screencap take a real phone's
+// time; the rest answer at once.
+func cost(p timing.Profile, name string) timing.Range {
+	switch name {
+	case "uiautomator":
+		return p.Dump
+	case "input":
+		return p.Input
+	case "screencap":
+		return p.Screencap
+	}
+	return timing.Range{}
 }

@@ -94,8 +94,12 @@ func run(log *slog.Logger) error {
 
 // serveADB starts one phone's adb face.
 func serveADB(log *slog.Logger, d *sim.Driver, addr, device string, unauthorized bool) (func() error, error) {
+	prof, err := timing.FromEnv()
+	if err != nil {
+		return nil, err
+	}
 	srv, err := adbd.Listen(addr, adbd.Config{
-		Driver: d, DeviceID: device, Unauthorized: unauthorized, Logger: log,
+		Driver: d, DeviceID: device, Unauthorized: unauthorized, Logger: log, Timing: prof,
 		// app_process runs the scrcpy server, the way the Android driver
 		// starts it on a real phone.
 		AppProcess: scrcpyd.AppProcess(d),
