@@ -82,8 +82,10 @@ func checkActBadArguments(t T, s *suite) {
 		{"key with no key", sdk.Action{Kind: sdk.ActKey}},
 		{"launch with no app id", sdk.Action{Kind: sdk.ActLaunch}},
 		{"stop with no app id", sdk.Action{Kind: sdk.ActStop}},
+		{"launch with an app id of 257 bytes", sdk.Action{Kind: sdk.ActLaunch, AppID: long[:257]}},
 		{"open_url with no URL", sdk.Action{Kind: sdk.ActOpenURL}},
 		{"open_url with a relative URL", sdk.Action{Kind: sdk.ActOpenURL, URL: "example/page"}},
+		{"open_url with a URL without a scheme", sdk.Action{Kind: sdk.ActOpenURL, URL: "//example.com/page"}},
 		{"open_url with 8193 bytes", sdk.Action{Kind: sdk.ActOpenURL, URL: "https://example.com/" + long[:8193-len("https://example.com/")]}},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,7 @@ var driverCases = []Case{
 	{Name: "capabilities", Doc: "every RPC of a declared capability is served; every RPC of an undeclared one answers UNIMPLEMENTED", run: checkCapabilities},
 	{Name: "devices-sync", Doc: "WatchDevices sends ADDED for the current devices, then SYNCED, then stays open until canceled", run: checkDevicesSync},
 	{Name: "devices-two-watchers", Doc: "two watchers get the same initial devices", run: checkTwoWatchers},
-	{Name: "unknown-device", Doc: "every RPC on an unknown device answers NOT_FOUND (DEVICE_NOT_FOUND)", run: checkUnknownDevice},
+	{Name: "unknown-device", Doc: "every RPC on an unknown device answers NOT_FOUND (DEVICE_NOT_FOUND), whatever its display, with an error detail that parses", run: checkUnknownDevice},
 	{Name: "concurrent-reads", NeedsDevice: true, Doc: "eight concurrent GetScreen and Screenshot calls all succeed", run: checkConcurrentReads},
 	{Name: "lock-events", Capability: sdk.CapLockEvents, NeedsDevice: true, Doc: "with lock events, devices carry their lock state", run: checkLockEvents},
 }
@@ -201,6 +201,12 @@ func checkUnknownDevice(t T, s *suite) {
 	wantErr(t, "GetScreen on an unknown device", err, sdk.ErrDeviceNotFound)
 	_, err = s.drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: unknownDevice})
 	wantErr(t, "Screenshot on an unknown device", err, sdk.ErrDeviceNotFound)
+	// The device is checked before the display: an unknown device with an
+	// unknown display is still DEVICE_NOT_FOUND (SPEC.md section 3).
+	_, err = s.drv.Screen(ctx, unknownDevice, neverDisplay)
+	wantErr(t, fmt.Sprintf("GetScreen of display %d on an unknown device", neverDisplay), err, sdk.ErrDeviceNotFound)
+	_, err = s.drv.Screenshot(ctx, sdk.ScreenshotRequest{DeviceID: unknownDevice, DisplayID: neverDisplay})
+	wantErr(t, fmt.Sprintf("Screenshot of display %d on an unknown device", neverDisplay), err, sdk.ErrDeviceNotFound)
 	for _, a := range unknownActions {
 		_, err := s.drv.Act(ctx, unknownDevice, a)
 		wantErr(t, "Act("+string(a.Kind)+") on an unknown device", err, sdk.ErrDeviceNotFound)

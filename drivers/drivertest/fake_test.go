@@ -420,6 +420,10 @@ func (f *fake) ListFiles(_ context.Context, id, p string) ([]sdk.FileInfo, error
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if data, ok := f.files[p]; ok {
+		// A file lists as itself, as ls FILE does (SPEC.md 5.13).
+		return []sdk.FileInfo{{Name: path.Base(p), Size: int64(len(data))}}, nil
+	}
 	if !f.isDir(p) {
 		return nil, sdk.Errorf(sdk.ErrFileNotFound, "folder %q", p)
 	}

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -14,7 +18,10 @@ import (
 // unknownDevice is a well-formed device id that no driver should know.
 const unknownDevice = "pinky-drivertest-no-such-device"
 
-// errText names an error's category and message for a report line.
+// errText names an error for a report line by what came over the wire:
+// the reason when the status carried one, else the code and what became of
+// the detail ("NOT_FOUND with no error detail"), so that a report never
+// names a reason the driver did not send.
 func errText(err error) string {
 	if err == nil {
 		return "no error"
@@ -22,14 +29,43 @@ func errText(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("a timeout (%v)", err)
 	}
-	return fmt.Sprintf("%s (%v)", sdk.Category(err).Reason(), err)
+	w, ok := sdk.WireOf(err)
+	if !ok {
+		return fmt.Sprintf("%s (%v)", sdk.Category(err).Reason(), err)
+	}
+	switch w.Detail {
+	case sdk.DetailKnown:
+		return fmt.Sprintf("%s (%v)", w.Reason, err)
+	case sdk.DetailUnknownReason:
+		return fmt.Sprintf("%s with reason %q, which SPEC.md does not define (%v)", codeName(w.Code), w.Reason, err)
+	}
+	return fmt.Sprintf("%s with %s (%v)", codeName(w.Code), w.Detail, err)
 }
 
-// wantErr fails the case unless err belongs to category want.
+// codeName is a gRPC code as SPEC.md writes it: NOT_FOUND, not NotFound.
+func codeName(c codes.Code) string {
+	var b strings.Builder
+	for i, r := range c.String() {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+// wantErr fails the case unless err belongs to category want. A bare code
+// that SPEC.md gives want's meaning passes; a detail that does not parse,
+// or a reason SPEC.md does not define, fails even when the code alone
+// would have matched.
 func wantErr(t T, what string, err error, want *sdk.Error) bool {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Errorf("%s: got %s; want %s", what, errText(err), want.Reason())
+		return false
+	}
+	if w, ok := sdk.WireOf(err); ok && (w.Detail == sdk.DetailBroken || w.Detail == sdk.DetailUnknownReason) {
+		t.Errorf("%s: got %s; want %s in a google.rpc.ErrorInfo detail (domain %q), or no detail", what, errText(err), want.Reason(), sdk.ErrorDomain)
 		return false
 	}
 	return true

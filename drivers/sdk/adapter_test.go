@@ -568,3 +568,55 @@ func TestCallerCancel(t *testing.T) {
 		t.Errorf("got %v; want context.DeadlineExceeded", err)
 	}
 }
+
+// TestPushFileSizeMustMatch: a header's size above 0 is a promise; a stream
+// that breaks it is INVALID_ARGUMENT and leaves no file. 0 and -1 mean
+// unknown.
+func TestPushFileSizeMustMatch(t *testing.T) {
+	tests := []struct {
+		name   string
+		size   int64
+		chunks []string
+		code   codes.Code
+	}{
+		{"exact", 3, []string{"ab", "c"}, codes.OK},
+		{"unknown -1", -1, []string{"abc"}, codes.OK},
+		{"unknown 0", 0, []string{"abc"}, codes.OK},
+		{"empty with 0", 0, nil, codes.OK},
+		{"fewer bytes", 5, []string{"abc"}, codes.InvalidArgument},
+		{"more bytes", 2, []string{"ab", "c"}, codes.InvalidArgument},
+		{"negative", -2, []string{"abc"}, codes.InvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake()
+			lis := bufconn.Listen(1 << 16)
+			s := grpc.NewServer()
+			pb.RegisterDriverServiceServer(s, NewServer(f))
+			go s.Serve(lis)
+			defer s.Stop()
+			conn, _ := grpc.NewClient("passthrough:///x",
+				grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+				grpc.WithTransportCredentials(insecure.NewCredentials()))
+			defer conn.Close()
+			stream, err := pb.NewDriverServiceClient(conn).PushFile(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream.Send(&pb.PushFileRequest{Part: &pb.PushFileRequest_Header{Header: &pb.PushFileHeader{DeviceId: "d1", Path: "f.txt", Size: tt.size}}})
+			for _, c := range tt.chunks {
+				stream.Send(&pb.PushFileRequest{Part: &pb.PushFileRequest_Chunk{Chunk: []byte(c)}})
+			}
+			_, err = stream.CloseAndRecv()
+			if got := status.Code(err); got != tt.code {
+				t.Fatalf("got %v; want %v", err, tt.code)
+			}
+			f.mu.Lock()
+			_, kept := f.files["f.txt"]
+			f.mu.Unlock()
+			if kept != (tt.code == codes.OK) {
+				t.Errorf("file kept: got %v; want %v", kept, tt.code == codes.OK)
+			}
+		})
+	}
+}

@@ -29,7 +29,11 @@ var (
 	ErrDeviceUnauthorized = &Error{"DEVICE_UNAUTHORIZED", "device has not authorized this computer"}
 	ErrLocked             = &Error{"DEVICE_LOCKED", "device locked"}
 	ErrScreenOff          = &Error{"SCREEN_OFF", "screen off"}
+	ErrNoFocus            = &Error{"NO_FOCUSED_FIELD", "no text field has the focus"}
+	ErrScreenProtected    = &Error{"SCREEN_PROTECTED", "the screen cannot be captured"}
+	ErrUnlockMethod       = &Error{"UNLOCK_METHOD_UNSUPPORTED", "the phone is not locked with a PIN"}
 	ErrWrongPIN           = &Error{"WRONG_PIN", "wrong PIN"}
+	ErrStorageFull        = &Error{"STORAGE_FULL", "the phone's storage is full"}
 	ErrAppNotFound        = &Error{"APP_NOT_FOUND", "app not found"}
 	ErrFileNotFound       = &Error{"FILE_NOT_FOUND", "file not found"}
 	ErrInvalidArgument    = &Error{"INVALID_ARGUMENT", "invalid argument"}
@@ -37,6 +41,13 @@ var (
 	ErrBusy               = &Error{"BUSY", "busy"}
 	ErrTimeout            = &Error{"TIMEOUT", "timed out"}
 	ErrInternal           = &Error{"INTERNAL", "internal driver error"}
+	// ErrFailedPrecondition and ErrResourceExhausted are what a bare
+	// FAILED_PRECONDITION or RESOURCE_EXHAUSTED (a status with no reason)
+	// becomes: a condition the driver did not name, which only its message
+	// describes. Drivers name the condition instead (ErrLocked,
+	// ErrNoFocus, ErrStorageFull…).
+	ErrFailedPrecondition = &Error{"FAILED_PRECONDITION", "failed precondition"}
+	ErrResourceExhausted  = &Error{"RESOURCE_EXHAUSTED", "resource exhausted"}
 	// ErrDriverGone is returned by the client adapter when the driver process
 	// exited before or during a call. Drivers never return it.
 	ErrDriverGone = &Error{"DRIVER_GONE", "driver process gone"}
@@ -44,8 +55,9 @@ var (
 
 var allErrors = []*Error{
 	ErrDeviceNotFound, ErrDeviceOffline, ErrDeviceUnauthorized, ErrLocked, ErrScreenOff,
-	ErrWrongPIN, ErrAppNotFound, ErrFileNotFound, ErrInvalidArgument, ErrUnsupported,
-	ErrBusy, ErrTimeout, ErrInternal, ErrDriverGone,
+	ErrNoFocus, ErrScreenProtected, ErrUnlockMethod, ErrWrongPIN, ErrStorageFull,
+	ErrAppNotFound, ErrFileNotFound, ErrInvalidArgument, ErrUnsupported,
+	ErrBusy, ErrTimeout, ErrInternal, ErrFailedPrecondition, ErrResourceExhausted, ErrDriverGone,
 }
 
 // Errorf returns an error of category cat with a formatted message in front.

@@ -314,15 +314,23 @@ func (s *server) PullFile(r *pb.PullFileRequest, stream pb.DriverService_PullFil
 	return toStatus(ctx, f.PullFile(ctx, r.GetDeviceId(), r.GetPath(), chunkWriter{stream.Send}))
 }
 
-// chunkReader reads PushFile chunks as one byte stream.
+// chunkReader reads PushFile chunks as one byte stream. When the header
+// gave a size (> 0), a stream that carries more or fewer bytes ends with
+// ErrInvalidArgument instead of io.EOF, so that the driver, which writes
+// beside the target and renames only after a clean end, keeps the old file.
 type chunkReader struct {
 	recv func() (*pb.PushFileRequest, error)
 	buf  []byte
+	want int64 // the header's size; 0 or -1 when unknown
+	got  int64
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
 	for len(r.buf) == 0 {
 		m, err := r.recv()
+		if errors.Is(err, io.EOF) && r.want > 0 && r.got != r.want {
+			return 0, Invalid("PushFile stream ended after %d of the %d bytes its header announced", r.got, r.want)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -330,6 +338,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			return 0, Invalid("a second header in one PushFile stream")
 		}
 		r.buf = m.GetChunk()
+		if r.got += int64(len(r.buf)); r.want > 0 && r.got > r.want {
+			return 0, Invalid("PushFile stream sent more than the %d bytes its header announced", r.want)
+		}
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]
@@ -359,7 +370,10 @@ func (s *server) PushFile(stream pb.DriverService_PushFileServer) error {
 	if err := CheckPath(h.GetPath()); err != nil {
 		return toStatus(ctx, err)
 	}
-	n, err := f.PushFile(ctx, h.GetDeviceId(), h.GetPath(), &chunkReader{recv: stream.Recv})
+	if h.GetSize() < -1 {
+		return toStatus(ctx, Invalid("PushFile header size %d: want the file's size, or 0 or -1 when unknown", h.GetSize()))
+	}
+	n, err := f.PushFile(ctx, h.GetDeviceId(), h.GetPath(), &chunkReader{recv: stream.Recv, want: h.GetSize()})
 	if err != nil {
 		return toStatus(ctx, err)
 	}

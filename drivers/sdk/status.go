@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -20,7 +21,11 @@ var codeOf = map[*Error]codes.Code{
 	ErrDeviceUnauthorized: codes.FailedPrecondition,
 	ErrLocked:             codes.FailedPrecondition,
 	ErrScreenOff:          codes.FailedPrecondition,
+	ErrNoFocus:            codes.FailedPrecondition,
+	ErrScreenProtected:    codes.FailedPrecondition,
+	ErrUnlockMethod:       codes.FailedPrecondition,
 	ErrWrongPIN:           codes.PermissionDenied,
+	ErrStorageFull:        codes.ResourceExhausted,
 	ErrAppNotFound:        codes.NotFound,
 	ErrFileNotFound:       codes.NotFound,
 	ErrInvalidArgument:    codes.InvalidArgument,
@@ -28,20 +33,24 @@ var codeOf = map[*Error]codes.Code{
 	ErrBusy:               codes.ResourceExhausted,
 	ErrTimeout:            codes.DeadlineExceeded,
 	ErrInternal:           codes.Internal,
+	ErrFailedPrecondition: codes.FailedPrecondition,
+	ErrResourceExhausted:  codes.ResourceExhausted,
 	ErrDriverGone:         codes.Unavailable,
 }
 
 // byCode is the category of a status that carries no known reason, as
-// SPEC.md defines for drivers that send bare codes.
+// SPEC.md defines for drivers that send bare codes. A bare
+// FAILED_PRECONDITION or RESOURCE_EXHAUSTED names no condition: it stays
+// what it is, and the message says the rest.
 var byCode = map[codes.Code]*Error{
 	codes.NotFound:           ErrDeviceNotFound,
 	codes.Unavailable:        ErrDeviceOffline,
-	codes.FailedPrecondition: ErrLocked,
+	codes.FailedPrecondition: ErrFailedPrecondition,
 	codes.PermissionDenied:   ErrWrongPIN,
 	codes.InvalidArgument:    ErrInvalidArgument,
 	codes.OutOfRange:         ErrInvalidArgument,
 	codes.Unimplemented:      ErrUnsupported,
-	codes.ResourceExhausted:  ErrBusy,
+	codes.ResourceExhausted:  ErrResourceExhausted,
 	codes.DeadlineExceeded:   ErrTimeout,
 }
 
@@ -70,15 +79,71 @@ func toStatus(ctx context.Context, err error) error {
 	return st.Err()
 }
 
-// remoteError is an error that came over the wire: the peer's text, and the
-// category it belongs to for errors.Is.
+// remoteError is an error that came over the wire: the peer's text, the
+// category it belongs to for errors.Is, and what the status carried.
 type remoteError struct {
-	msg string
-	cat *Error
+	msg  string
+	cat  *Error
+	wire Wire
 }
 
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.cat }
+
+// Detail says what a status carried in place of the ErrorInfo detail that
+// SPEC.md asks for.
+type Detail int
+
+// The states of a status's detail.
+const (
+	// DetailNone: no ErrorInfo of domain pinky.driver.v1 (a bare code).
+	DetailNone Detail = iota
+	// DetailKnown: an ErrorInfo with a reason that SPEC.md defines.
+	DetailKnown
+	// DetailUnknownReason: an ErrorInfo with a reason SPEC.md does not
+	// define; the code decides the category.
+	DetailUnknownReason
+	// DetailBroken: a detail that does not parse (bytes that are not the
+	// message its type names, or a type this side does not know), or a
+	// detail status whose code differs from the status's own.
+	DetailBroken
+)
+
+func (d Detail) String() string {
+	switch d {
+	case DetailKnown:
+		return "a known reason"
+	case DetailUnknownReason:
+		return "a reason SPEC.md does not define"
+	case DetailBroken:
+		return "a detail that does not parse"
+	}
+	return "no error detail"
+}
+
+// Wire is what a failed call carried across the process boundary, for
+// reports that must say what came (the conformance suite) rather than the
+// category the client settled on.
+type Wire struct {
+	Code    codes.Code // the status code
+	Reason  string     // the ErrorInfo reason of domain pinky.driver.v1, "" when none
+	Detail  Detail
+	Message string // the status message
+}
+
+// WireOf returns what the status behind err carried, when err came from a
+// driver over gRPC through this package's client.
+func WireOf(err error) (Wire, bool) {
+	var re *remoteError
+	if !errors.As(err, &re) || re.wire.Code == codes.OK {
+		return Wire{}, false
+	}
+	return re.wire, true
+}
+
+// detailMismatch starts the message grpc-go gives a status whose
+// grpc-status-details-bin holds another code than grpc-status.
+const detailMismatch = "grpc-status-details-bin mismatch"
 
 // fromStatus is the client side of the boundary. It returns ctx's error when
 // the caller gave up, and a category otherwise. transport reports whether
@@ -95,11 +160,24 @@ func fromStatus(ctx context.Context, err error) (out error, transport bool) {
 		return &remoteError{msg: err.Error(), cat: ErrInternal}, true
 	}
 	msg := st.Message()
+	w := Wire{Code: st.Code(), Message: msg}
+	if strings.HasPrefix(msg, detailMismatch) {
+		w.Detail = DetailBroken
+	}
 	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == ErrorDomain {
-			if cat, ok := byReason[info.GetReason()]; ok {
-				return &remoteError{msg: msg, cat: cat}, false
+		switch d := d.(type) {
+		case error:
+			w.Detail = DetailBroken
+		case *errdetails.ErrorInfo:
+			if d.GetDomain() != ErrorDomain || w.Detail == DetailBroken {
+				continue
 			}
+			w.Reason = d.GetReason()
+			if cat, ok := byReason[w.Reason]; ok {
+				w.Detail = DetailKnown
+				return &remoteError{msg: msg, cat: cat, wire: w}, false
+			}
+			w.Detail = DetailUnknownReason
 		}
 	}
 	switch st.Code() {
@@ -110,10 +188,10 @@ func fromStatus(ctx context.Context, err error) (out error, transport bool) {
 		if cat == nil {
 			cat = ErrInternal
 		}
-		return &remoteError{msg: msg, cat: cat}, true
+		return &remoteError{msg: msg, cat: cat, wire: w}, true
 	}
 	if cat, ok := byCode[st.Code()]; ok {
-		return &remoteError{msg: msg, cat: cat}, false
+		return &remoteError{msg: msg, cat: cat, wire: w}, false
 	}
-	return &remoteError{msg: fmt.Sprintf("%s (%s)", msg, st.Code()), cat: ErrInternal}, false
+	return &remoteError{msg: fmt.Sprintf("%s (%s)", msg, st.Code()), cat: ErrInternal, wire: w}, false
 }

@@ -12,8 +12,9 @@ import (
 // only it knows (the screen's size, its apps).
 const (
 	maxDuration = 10 * time.Second
-	maxText     = 4096
-	maxURL      = 8192
+	maxText     = 4096 // Unicode code points (runes), not bytes or UTF-16 units
+	maxURL      = 8192 // bytes
+	maxAppID    = 256  // bytes
 )
 
 // checkAction returns ErrInvalidArgument for an action outside SPEC.md 5.5.
@@ -39,6 +40,9 @@ func checkAction(a Action) error {
 	case ActLaunch, ActStop:
 		if a.AppID == "" {
 			return Invalid("%s needs an app id", a.Kind)
+		}
+		if len(a.AppID) > maxAppID {
+			return Invalid("app id is %d bytes; the limit is %d", len(a.AppID), maxAppID)
 		}
 	case ActOpenURL:
 		if len(a.URL) > maxURL {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
@@ -23,17 +22,6 @@ func redactTyped(args map[string]any, a Action, target *screen.Node, blind bool)
 	if blind || (target != nil && (target.Password || secrets.IsPasswordField(target.Element) || secrets.IsCodeField(target.Element))) {
 		args["text"] = "[redacted]"
 	}
-}
-
-// definite reports whether a driver error means the action did not run.
-func definite(err error) bool {
-	for _, e := range []error{sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrUnsupported, sdk.ErrLocked, sdk.ErrScreenOff, sdk.ErrAppNotFound, sdk.ErrWrongPIN} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	var ae *Error
-	return errors.As(err, &ae)
 }
 
 // plan turns an agent's action into driver actions, resolving its target

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -355,63 +354,4 @@ func (s *Session) driver(device string) (sdk.Full, error) {
 		return nil, Errorf(CodeDeviceOffline, "%s is not reachable now; wait, then observe", device)
 	}
 	return d, nil
-}
-
-// fromDriver turns a driver error into what the agent reads. acting says
-// whether an action may have reached the phone.
-func fromDriver(device string, err error, acting bool) error {
-	if err == nil {
-		return nil
-	}
-	if e, ok := AsError(err); ok {
-		return e
-	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		if acting {
-			return Errorf(CodeUncertain, "the call was cancelled while the action ran on %s: it may or may not have happened; observe before repeating", device)
-		}
-		return err
-	case errors.Is(err, sdk.ErrInvalidArgument):
-		return Errorf(CodeInvalidArgument, "%s", driverMessage(err))
-	case errors.Is(err, sdk.ErrLocked):
-		return Errorf(CodeDeviceLocked, "%s is locked; ask the person to unlock it with phone_ask_person", device)
-	case errors.Is(err, sdk.ErrScreenOff):
-		return Errorf(CodeDeviceLocked, "the screen of %s is off; press the wake key with phone_key, or ask the person", device)
-	case errors.Is(err, sdk.ErrAppNotFound):
-		return Errorf(CodeNotFound, "%s; phone_apps lists the apps", driverMessage(err))
-	case errors.Is(err, sdk.ErrFileNotFound):
-		return Errorf(CodeNotFound, "%s; phone_files lists the folder", driverMessage(err))
-	case errors.Is(err, sdk.ErrUnsupported):
-		return Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
-	case errors.Is(err, sdk.ErrTimeout):
-		// The driver, or the driver host's deadline, gave up on the call.
-		if acting {
-			return Errorf(CodeUncertain, "the driver of %s did not answer in time while the action ran: it may or may not have happened; observe before repeating", device)
-		}
-		return Errorf(CodeTimeout, "the driver of %s did not answer in time (%s); try again in a few seconds. A driver that keeps missing its deadlines is restarted", device, driverMessage(err))
-	case errors.Is(err, sdk.ErrDriverGone), errors.Is(err, sdk.ErrDeviceOffline):
-		if acting {
-			return Errorf(CodeUncertain, "%s went away while the action ran: it may or may not have happened; observe before repeating", device)
-		}
-		if errors.Is(err, sdk.ErrDriverGone) {
-			return Errorf(CodeDriverRestarting, "the driver of %s is restarting; try again in a few seconds", device)
-		}
-		return Errorf(CodeDeviceOffline, "%s is offline; wait, then observe", device)
-	case errors.Is(err, sdk.ErrDeviceNotFound):
-		return Errorf(CodeDeviceOffline, "%s is not listed by its driver now; wait, then observe", device)
-	}
-	if acting {
-		return Errorf(CodeUncertain, "the driver of %s failed during the action: it may or may not have happened; observe before repeating", device)
-	}
-	return err
-}
-
-// driverMessage is the driver's sentence without the category suffix.
-func driverMessage(err error) string {
-	msg := err.Error()
-	if c := sdk.Category(err); c != nil {
-		msg = strings.TrimSuffix(msg, ": "+c.Error())
-	}
-	return msg
 }

@@ -128,7 +128,7 @@ func (s *Session) autoUnlock(ctx context.Context, drv sdk.Full, p *phone, device
 		return nil, refusedPIN(device)
 	case err != nil:
 		m.log.Warn("unlock failed", "device", device, "err", err)
-		if errors.Is(err, sdk.ErrLocked) || errors.Is(err, sdk.ErrUnsupported) {
+		if errors.Is(err, sdk.ErrLocked) || errors.Is(err, sdk.ErrUnlockMethod) || errors.Is(err, sdk.ErrFailedPrecondition) || errors.Is(err, sdk.ErrUnsupported) {
 			return nil, nil
 		}
 		return nil, fromDriver(device, err, false)

@@ -1820,7 +1820,8 @@ func (x *ScreenshotRequest) GetQuality() int32 {
 
 type Image struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED.
+	// REQUIRED. Never UNSPECIFIED: the format asked for, or the default the
+	// request's UNSPECIFIED stands for (PNG for Screenshot, JPEG for CaptureFrame).
 	Format ImageFormat `protobuf:"varint,1,opt,name=format,proto3,enum=pinky.driver.v1.ImageFormat" json:"format,omitempty"`
 	// REQUIRED. Size of the encoded image in pixels.
 	Width  int32 `protobuf:"varint,2,opt,name=width,proto3" json:"width,omitempty"`
@@ -2257,7 +2258,7 @@ func (x *Scroll) GetAmountPermille() int32 {
 
 type TypeText struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED. 1 to 4096 UTF-8 characters. Sensitive: it may be a message body.
+	// REQUIRED. 1 to 4096 characters (Unicode code points). Sensitive: it may be a message body.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// OPTIONAL. Clear the focused field first.
 	Replace bool `protobuf:"varint,2,opt,name=replace,proto3" json:"replace,omitempty"`
@@ -2320,7 +2321,7 @@ func (x *TypeText) GetSubmit() bool {
 
 type PressKey struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED.
+	// REQUIRED. UNSPECIFIED, or a number Key does not define, is INVALID_ARGUMENT.
 	Key           Key `protobuf:"varint,1,opt,name=key,proto3,enum=pinky.driver.v1.Key" json:"key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2365,7 +2366,7 @@ func (x *PressKey) GetKey() Key {
 
 type LaunchApp struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED.
+	// REQUIRED. 1 to 256 bytes.
 	AppId         string `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2410,7 +2411,7 @@ func (x *LaunchApp) GetAppId() string {
 
 type StopApp struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED.
+	// REQUIRED. 1 to 256 bytes.
 	AppId         string `protobuf:"bytes,1,opt,name=app_id,json=appId,proto3" json:"app_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2455,7 +2456,7 @@ func (x *StopApp) GetAppId() string {
 
 type OpenUrl struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// REQUIRED. An absolute URL, at most 8192 bytes.
+	// REQUIRED. An absolute URL (it starts with a scheme), at most 8192 bytes.
 	Url           string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -4132,7 +4133,8 @@ type PushFileHeader struct {
 	DeviceId string `protobuf:"bytes,1,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
 	// REQUIRED. Relative to the Pinky folder.
 	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
-	// OPTIONAL. Total bytes to expect, -1 when unknown.
+	// OPTIONAL. Total bytes to expect; 0 or -1 when unknown. Above 0, a stream
+	// that carries more or fewer bytes fails with INVALID_ARGUMENT.
 	Size          int64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

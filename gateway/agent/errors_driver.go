@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/safetext"
+)
+
+// definiteErrors are the driver's categories that say an action did not
+// happen (SPEC.md section 2, "Action outcome"): the driver refused it
+// before it reached the phone.
+var definiteErrors = []error{
+	sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrAppNotFound, sdk.ErrFileNotFound,
+	sdk.ErrUnsupported, sdk.ErrDeviceUnauthorized, sdk.ErrLocked, sdk.ErrScreenOff,
+	sdk.ErrNoFocus, sdk.ErrScreenProtected, sdk.ErrUnlockMethod, sdk.ErrFailedPrecondition,
+	sdk.ErrWrongPIN, sdk.ErrStorageFull, sdk.ErrResourceExhausted,
+}
+
+// definite reports whether a driver error means the action did not run.
+func definite(err error) bool {
+	for _, e := range definiteErrors {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ae *Error
+	return errors.As(err, &ae)
+}
+
+// fromDriver turns a driver error into what the agent reads. acting says
+// whether an action may have reached the phone. The conditions a driver
+// names keep its message (driverMessage), so that the agent learns which
+// field, which file or which limit; a bare FAILED_PRECONDITION or
+// RESOURCE_EXHAUSTED names no condition, and the message is all there is.
+func fromDriver(device string, err error, acting bool) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := AsError(err); ok {
+		return e
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		if acting {
+			return Errorf(CodeUncertain, "the call was cancelled while the action ran on %s: it may or may not have happened; observe before repeating", device)
+		}
+		return err
+	case errors.Is(err, sdk.ErrInvalidArgument):
+		return Errorf(CodeInvalidArgument, "%s", driverMessage(err))
+	case errors.Is(err, sdk.ErrLocked):
+		return Errorf(CodeDeviceLocked, "%s is locked; ask the person to unlock it with phone_ask_person", device)
+	case errors.Is(err, sdk.ErrScreenOff):
+		return Errorf(CodeDeviceLocked, "the screen of %s is off; press the wake key with phone_key, or ask the person", device)
+	case errors.Is(err, sdk.ErrUnlockMethod):
+		return Errorf(CodeDeviceLocked, "%s is not locked with a PIN that Pinky can enter (%s); ask the person to unlock it with phone_ask_person", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrNoFocus):
+		return Errorf(CodeInvalidArgument, "no text field has the focus on %s (%s); tap the field first, then type", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrScreenProtected):
+		return Errorf(CodeUnsupported, "the app in front of %s does not let its screen be captured (%s); observe without a screenshot", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrStorageFull):
+		return Errorf(CodeUnsupported, "the storage of %s is full (%s): nothing was written; ask the person to free some space", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrFailedPrecondition), errors.Is(err, sdk.ErrResourceExhausted):
+		return Errorf(CodeUnsupported, "%s cannot do that now: %s", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrAppNotFound):
+		return Errorf(CodeNotFound, "%s; phone_apps lists the apps", driverMessage(err))
+	case errors.Is(err, sdk.ErrFileNotFound):
+		return Errorf(CodeNotFound, "%s; phone_files lists the folder", driverMessage(err))
+	case errors.Is(err, sdk.ErrUnsupported):
+		return Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrTimeout):
+		// The driver, or the driver host's deadline, gave up on the call.
+		if acting {
+			return Errorf(CodeUncertain, "the driver of %s did not answer in time while the action ran: it may or may not have happened; observe before repeating", device)
+		}
+		return Errorf(CodeTimeout, "the driver of %s did not answer in time (%s); try again in a few seconds. A driver that keeps missing its deadlines is restarted", device, driverMessage(err))
+	case errors.Is(err, sdk.ErrDriverGone), errors.Is(err, sdk.ErrDeviceOffline):
+		if acting {
+			return Errorf(CodeUncertain, "%s went away while the action ran: it may or may not have happened; observe before repeating", device)
+		}
+		if errors.Is(err, sdk.ErrDriverGone) {
+			return Errorf(CodeDriverRestarting, "the driver of %s is restarting; try again in a few seconds", device)
+		}
+		return Errorf(CodeDeviceOffline, "%s is offline; wait, then observe", device)
+	case errors.Is(err, sdk.ErrDeviceNotFound):
+		return Errorf(CodeDeviceOffline, "%s is not listed by its driver now; wait, then observe", device)
+	}
+	if acting {
+		return Errorf(CodeUncertain, "the driver of %s failed during the action (%s): it may or may not have happened; observe before repeating", device, driverMessage(err))
+	}
+	return err
+}
+
+// maxDriverMessage caps, in characters, the driver's sentence in what an
+// agent reads.
+const maxDriverMessage = 300
+
+// driverMessage is the driver's sentence without the category suffix, made
+// safe to show: the driver is another program, and its text reaches the
+// agent and the person's history, so control characters, bidirectional
+// controls and invalid bytes become visible escapes (safetext.Line) and a
+// long sentence is cut. An empty message becomes the category's own text.
+func driverMessage(err error) string {
+	msg := err.Error()
+	c := sdk.Category(err)
+	msg = strings.TrimSpace(strings.TrimSuffix(msg, ": "+c.Error()))
+	if msg == "" {
+		msg = c.Error()
+	}
+	msg = safetext.Line(msg)
+	if r := []rune(msg); len(r) > maxDriverMessage {
+		msg = string(r[:maxDriverMessage-1]) + "…"
+	}
+	return msg
+}
