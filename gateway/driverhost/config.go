@@ -37,6 +37,12 @@ type Config struct {
 	// driver that misses them is restarted. Zero fields take the defaults
 	// of DefaultDeadlines.
 	Deadlines Deadlines
+	// SocketDir is the folder under which each driver start gets a folder
+	// of its own (mode 0700) for its Unix socket, given to the driver as
+	// PLUGIN_UNIX_SOCKET_DIR and removed when the process ends. Empty means
+	// $XDG_RUNTIME_DIR/pinky-sock, or pinky-sock-<uid> in the temporary
+	// folder. It is kept short: a socket's path is limited to about 104 bytes.
+	SocketDir string
 	// Logger receives the host's logs and each driver's stderr, line by
 	// line, with the attribute driver=<name>. Nil means slog.Default().
 	Logger *slog.Logger

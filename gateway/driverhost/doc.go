@@ -28,6 +28,12 @@
 // within Backoff.Stable is marked failed, keeps its last stderr lines in its
 // status, and is retried every Backoff.FailedRetry.
 //
+// Each process gets a socket folder of its own (PLUGIN_UNIX_SOCKET_DIR, mode
+// 0700, under Config.SocketDir), removed once the process is gone however it
+// ended; at its first start the host removes the folders that hosts no
+// longer running left behind. A kill -9 leaves nothing in the temporary
+// folder.
+//
 // # Deadlines
 //
 // Every call through a handle has a deadline (Config.Deadlines): reads

@@ -39,6 +39,8 @@ type Host struct {
 	devices map[devKey]*devEntry
 	devSeq  uint64
 	subs    map[*subscriber]struct{}
+
+	socks sockets // the drivers' socket folders; its own lock
 }
 
 type devKey struct{ driver, id string }
@@ -59,7 +61,12 @@ func New(cfg Config) *Host {
 	if cfg.envErr != nil {
 		cfg.Logger.Warn("driver deadlines", "err", cfg.envErr)
 	}
+	base := cfg.SocketDir
+	if base == "" {
+		base = defaultSocketBase()
+	}
 	return &Host{
+		socks:   sockets{base: base},
 		cfg:     cfg,
 		log:     cfg.Logger,
 		drivers: map[string]*driver{},

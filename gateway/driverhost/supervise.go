@@ -76,6 +76,7 @@ func (d *driver) launchLocked(run func(*supervisor)) *supervisor {
 // proc is one running driver process and its device watch.
 type proc struct {
 	p         *sdk.Process
+	sockDir   string // its socket folder, removed once it is gone; "" for none
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	startedAt time.Time
@@ -253,15 +254,22 @@ func (d *driver) start(ctx context.Context, r *sdk.Reattach) (*proc, error) {
 	path := d.path
 	h.mu.Unlock()
 	t0 := time.Now()
+	env, sockDir := h.env(d.name), ""
+	if r == nil {
+		if sockDir = h.socketDir(); sockDir != "" {
+			env = append(env, SocketDirEnv+"="+sockDir) // last, so it wins
+		}
+	}
 	sp, err := sdk.Start(sdk.StartConfig{
 		Path:         path,
 		Args:         h.cfg.Args[d.name],
-		Env:          h.env(d.name),
+		Env:          env,
 		Reattach:     r,
 		Stderr:       d.stderr,
 		StartTimeout: h.cfg.StartTimeout,
 	})
 	if err != nil {
+		h.removeSocketDir(sockDir) // sdk.Start has ended the process
 		return nil, describeStartError(err, h.cfg.StartTimeout)
 	}
 	c := sp.Driver()
@@ -269,10 +277,10 @@ func (d *driver) start(ctx context.Context, r *sdk.Reattach) (*proc, error) {
 	info, err := c.Info(ictx)
 	cancel()
 	if err != nil {
-		d.bounded(sp, nil)
+		d.bounded(sp, nil, sockDir)
 		return nil, fmt.Errorf("driver info: %w", err)
 	}
-	p := &proc{p: sp, watchDone: make(chan struct{}), startedAt: t0}
+	p := &proc{p: sp, sockDir: sockDir, watchDone: make(chan struct{}), startedAt: t0}
 	wctx, stopWatch := context.WithCancel(context.Background())
 	p.stopWatch = stopWatch
 	synced := make(chan struct{})
@@ -360,7 +368,7 @@ func (d *driver) down(p *proc, state State, msg string) {
 	}
 	h.mu.Unlock()
 	p.stopWatch()
-	d.bounded(p.p, p.watchDone)
+	d.bounded(p.p, p.watchDone, p.sockDir)
 }
 
 // bounded kills the process and waits for it and for the watch to end.
@@ -370,12 +378,15 @@ func (d *driver) down(p *proc, state State, msg string) {
 // block Stop. Kill itself gives up after go-plugin's 2 s grace and a
 // SIGKILL, and the watch ends as soon as its connection breaks, so the
 // bound is only reached if something is badly wrong; then what is left is
-// logged and left to finish on its own.
-func (d *driver) bounded(p *sdk.Process, watchDone <-chan struct{}) {
+// logged and left to finish on its own. The socket folder goes once the
+// process is gone, even after the bound: removing it earlier would leave a
+// live driver without the socket a reattach needs.
+func (d *driver) bounded(p *sdk.Process, watchDone <-chan struct{}, sockDir string) {
 	killed := make(chan struct{})
 	go func() {
 		defer close(killed)
 		p.Kill()
+		d.h.removeSocketDir(sockDir)
 	}()
 	t := time.NewTimer(cleanupTimeout)
 	defer t.Stop()
