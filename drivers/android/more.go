@@ -204,6 +204,9 @@ func (d *Driver) PushFile(ctx context.Context, serial, p string, r io.Reader) (i
 	}
 	cr := &countReader{r: r}
 	if err := dev.Push(ctx, cr, full, 0o644, time.Now()); err != nil {
+		if strings.Contains(err.Error(), "Not a directory") { // adbd's "couldn't create file: Not a directory"
+			return cr.n, sdk.Invalid("path %q: a file stands where a folder of the path should be", p)
+		}
 		return cr.n, mapErr(err)
 	}
 	return cr.n, nil

@@ -21,6 +21,7 @@ var mediaCases = []Case{
 	{Name: "files-bad-paths", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "ListFiles, PullFile, PushFile and DeleteFile refuse absolute paths and paths with .. with INVALID_ARGUMENT", run: checkFilesBadPaths},
 	{Name: "files-round-trip", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "a pushed file (small, and over 1 MiB) is listed with its size and pulled back byte for byte; a push replaces; everything is deleted after", run: checkFilesRoundTrip},
 	{Name: "files-delete", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "DeleteFile removes a file, refuses a full folder without recursive, removes it with; a missing path answers FILE_NOT_FOUND", run: checkFilesDelete},
+	{Name: "files-a-file-in-the-path", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "ListFiles of a file answers that one file; a push to a path through a file (FILE/x) answers INVALID_ARGUMENT and leaves the file", run: checkFilesFileInPath},
 	{Name: "files-missing", Capability: sdk.CapFiles, NeedsDevice: true, Doc: "pulling a missing file, or listing a missing folder, answers NOT_FOUND (FILE_NOT_FOUND)", run: checkFilesMissing},
 	{Name: "notifications-list", Capability: sdk.CapNotifications, NeedsDevice: true, Doc: "ListNotifications answers with unique, non-empty ids, newest first", run: checkNotifications},
 	{Name: "apps-list", Capability: sdk.CapApps, NeedsDevice: true, Doc: "ListApps is not empty and its ids are set and unique", run: checkApps},
@@ -315,6 +316,27 @@ func checkFilesDelete(t T, s *suite) {
 		err = s.drv.DeleteFile(ctx, dev, p, true)
 		wantErr(t, fmt.Sprintf("DeleteFile(%q) on device %q", p, dev), err, sdk.ErrInvalidArgument)
 	}
+}
+
+func checkFilesFileInPath(t T, s *suite) {
+	ctx := s.ctx(t)
+	dev := s.deviceID(t)
+	name := uniqueName("plain") + ".txt"
+	data := []byte("a file, not a folder\n")
+	s.deleteLater(t, dev, name, false)
+	if !s.push(t, ctx, name, data) {
+		return
+	}
+	list, err := s.drv.ListFiles(ctx, dev, name)
+	switch {
+	case err != nil:
+		t.Errorf("ListFiles(%q), a file, on device %q: %s; want that one file", name, dev, errText(err))
+	case len(list) != 1 || list[0].Name != name || list[0].Dir || list[0].Size != int64(len(data)):
+		t.Errorf("ListFiles(%q), a file, on device %q: got %+v; want one entry %q of %d bytes, not a folder", name, dev, list, name, len(data))
+	}
+	_, err = s.drv.PushFile(ctx, dev, name+"/inside.txt", bytes.NewReader(data))
+	wantErr(t, fmt.Sprintf("PushFile(%q), through a file, on device %q", name+"/inside.txt", dev), err, sdk.ErrInvalidArgument)
+	s.pullEquals(t, ctx, name, data)
 }
 
 func checkFilesMissing(t T, s *suite) {

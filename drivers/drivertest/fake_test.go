@@ -490,6 +490,11 @@ func (f *fake) PushFile(_ context.Context, id, p string, r io.Reader) (int64, er
 	if f.isDir(p) {
 		return 0, sdk.Invalid("%q is a folder", p)
 	}
+	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if _, isFile := f.files[dir]; isFile {
+			return 0, sdk.Invalid("%q: %q is a file, not a folder", p, dir)
+		}
+	}
 	f.files[p] = data
 	return int64(len(data)), nil
 }

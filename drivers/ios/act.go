@@ -184,7 +184,7 @@ func (p *phone) focusedLength(ctx context.Context) (int, error) {
 			return len([]rune(e.Text)), nil
 		}
 	}
-	return 0, sdk.Errorf(sdk.ErrInvalidArgument, "no text field has the focus: tap one first")
+	return 0, sdk.Errorf(sdk.ErrNoFocus, "no text field has the focus: tap one first")
 }
 
 // key presses k: the buttons an iPhone has, and the keyboard's delete and

@@ -164,7 +164,7 @@ func (ds *display) scrollBy(s *scroller, d int) (string, error) {
 // typeText types into the focused field.
 func (ds *display) typeText(text string, replace, submit bool) (string, error) {
 	if !ds.keyboardShown() {
-		return "", sdk.Invalid("no text field has focus; tap one first")
+		return "", sdk.Errorf(sdk.ErrNoFocus, "no text field has focus; tap one first")
 	}
 	if replace {
 		ds.vars[ds.focus] = ""

@@ -258,7 +258,7 @@ func TestErrors(t *testing.T) {
 			_, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.nope"})
 			return err
 		}(), sdk.ErrAppNotFound},
-		{"type without focus", func() error { _, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActType, Text: "x"}); return err }(), sdk.ErrInvalidArgument},
+		{"type without focus", func() error { _, err := d.Act(ctx, android, sdk.Action{Kind: sdk.ActType, Text: "x"}); return err }(), sdk.ErrNoFocus},
 		{"file dotdot", d.PullFile(ctx, android, "../etc/passwd", &bytes.Buffer{}), sdk.ErrInvalidArgument},
 		{"file absolute", func() error { _, err := d.ListFiles(ctx, android, "/etc"); return err }(), sdk.ErrInvalidArgument},
 		{"file missing", d.PullFile(ctx, android, "missing.txt", &bytes.Buffer{}), sdk.ErrFileNotFound},

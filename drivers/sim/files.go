@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -21,6 +22,14 @@ func (d *Driver) ListFiles(ctx context.Context, deviceID, name string) ([]sdk.Fi
 		full, err := p.path(name)
 		if err != nil {
 			return err
+		}
+		st, err := os.Stat(full)
+		if err != nil {
+			return fileErr(deviceID, name, err)
+		}
+		if !st.IsDir() { // a file lists as itself, as ls FILE does
+			out = append(out, sdk.FileInfo{Name: st.Name(), Size: st.Size(), Modified: st.ModTime()})
+			return nil
 		}
 		entries, err := os.ReadDir(full)
 		if err != nil {
@@ -73,6 +82,10 @@ func (d *Driver) PushFile(ctx context.Context, deviceID, name string, r io.Reade
 			return sdk.Invalid("%q is a folder", name)
 		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+			if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+				// ENOTDIR too, for the adb face to answer as adbd does.
+				return fmt.Errorf("%q: a file stands where a folder of the path should be: %w: %w", name, syscall.ENOTDIR, sdk.ErrInvalidArgument)
+			}
 			return err
 		}
 		// Write beside the target and rename over it, so that a push that
@@ -124,7 +137,7 @@ func (d *Driver) DeleteFile(ctx context.Context, deviceID, name string, recursiv
 }
 
 func fileErr(id, name string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // a/b where a is a file: no such file
 		return fmt.Errorf("device %q: %q: %w", id, name, sdk.ErrFileNotFound)
 	}
 	return fmt.Errorf("device %q: %q: %w", id, name, err)

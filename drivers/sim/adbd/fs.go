@@ -86,6 +86,8 @@ func filerErr(err error) error {
 		return nil
 	case errors.Is(err, sdk.ErrFileNotFound):
 		return fs.ErrNotExist
+	case errors.Is(err, syscall.ENOTDIR): // a file where a folder of the path should be
+		return syscall.ENOTDIR
 	case errors.Is(err, sdk.ErrInvalidArgument):
 		return fs.ErrPermission
 	}

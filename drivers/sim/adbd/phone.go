@@ -476,7 +476,7 @@ func cmdInput(sh *shell, args []string, io3 stdio) int {
 // input command injects the events and exits 0 then: it never learns
 // whether anything took them.
 func unheard(err error) bool {
-	return errors.Is(err, sdk.ErrInvalidArgument) || errors.Is(err, sdk.ErrScreenOff)
+	return errors.Is(err, sdk.ErrInvalidArgument) || errors.Is(err, sdk.ErrNoFocus) || errors.Is(err, sdk.ErrScreenOff)
 }
 
 // apps lists the phone's packages, system parts included.

@@ -298,7 +298,7 @@ func (s *Server) typeText(ctx context.Context, text string) error {
 
 // typingErr reports typing that found no field (a submit may have closed it).
 func (s *Server) typingErr(err error) error {
-	if errors.Is(err, sdk.ErrInvalidArgument) || errors.Is(err, sdk.ErrLocked) {
+	if errors.Is(err, sdk.ErrNoFocus) || errors.Is(err, sdk.ErrInvalidArgument) || errors.Is(err, sdk.ErrLocked) {
 		return invalidElementState(nsError("The on-screen keyboard must be present to send keys"))
 	}
 	return err
