@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +74,15 @@ func CheckBinary(ctx context.Context, path string, opts BinaryOptions, w io.Writ
 	if opts.Stderr != nil {
 		stderr = io.MultiWriter(opts.Stderr, tail)
 	}
-	p, err := sdk.Start(sdk.StartConfig{Path: path, Args: opts.Args, Env: opts.Env, Stderr: stderr})
+	// The driver's socket goes in a folder of the check's own, removed at
+	// the end however the driver ended (a killed driver leaves its socket).
+	sockDir, err := os.MkdirTemp("", "pinky-check-")
+	if err != nil {
+		return Summary{}, err
+	}
+	defer os.RemoveAll(sockDir)
+	env := append(slices.Clip(opts.Env), "PLUGIN_UNIX_SOCKET_DIR="+sockDir)
+	p, err := sdk.Start(sdk.StartConfig{Path: path, Args: opts.Args, Env: env, Stderr: stderr})
 	if err != nil {
 		if said := strings.TrimSpace(tail.String()); said != "" {
 			return Summary{}, fmt.Errorf("%w\nthe driver's stderr ended with:\n%s", err, said)

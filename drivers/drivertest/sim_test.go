@@ -3,6 +3,8 @@ package drivertest
 import (
 	"bytes"
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +38,30 @@ func TestCheckBinarySim(t *testing.T) {
 		}
 		t.Logf("%s report:\n%s", dev, out.String())
 		noFailures(t, sum)
+	}
+}
+
+// TestCheckBinaryLeavesNoSocket: a driver that crashes in the middle of the
+// check (the sim's crash_after fault, as kill -9 would) leaves its socket
+// behind; the check gives it a folder of its own and removes it, so the
+// temporary folder is as it was.
+func TestCheckBinaryLeavesNoSocket(t *testing.T) {
+	bin := buildDriver(t, "github.com/pinky-gateway/pinky/drivers/sim/cmd/pinky-driver-sim")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	opts := BinaryOptions{Options: Options{DeviceID: "sim-android-1", PIN: simtest.PIN, SyncTimeout: 5 * time.Second}, Env: []string{"PINKY_SIM_FAULTS=crash_after=5"}}
+	CheckBinary(ctx, bin, opts, &out) //nolint:errcheck // the crash fails cases; what is left behind is the question
+	if !strings.Contains(out.String(), "exited") && !strings.Contains(out.String(), "FAIL") {
+		t.Fatalf("the driver did not crash during the check:\n%s", out.String())
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in the temporary folder: %s", e.Name())
 	}
 }
