@@ -100,6 +100,7 @@ func timed(t *testing.T, what string, most time.Duration, f func()) {
 	t.Helper()
 	start := time.Now()
 	f()
+	most = testkit.Scaled(most)
 	if took := time.Since(start); took > most {
 		t.Errorf("%s took %v; want at most %v", what, took.Round(time.Millisecond), most)
 	}

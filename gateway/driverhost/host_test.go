@@ -272,7 +272,7 @@ func TestBadDrivers(t *testing.T) {
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(t0); took > cfg.StartTimeout+time.Second {
+	if took := time.Since(t0); took > cfg.StartTimeout+testkit.Scaled(time.Second) {
 		t.Errorf("Start took %s; want about the handshake timeout (%s)", took, cfg.StartTimeout)
 	}
 	if s := status(h, "good"); s.State != StateRunning {
@@ -294,7 +294,7 @@ func TestBadDrivers(t *testing.T) {
 		}
 		d, _ := h.Driver(name)
 		t1 := time.Now()
-		if _, err := d.Screen(context.Background(), "x", 0); !errors.Is(err, sdk.ErrDriverGone) || time.Since(t1) > 500*time.Millisecond { // well under the client's 1 s wait for an exit
+		if _, err := d.Screen(context.Background(), "x", 0); !errors.Is(err, sdk.ErrDriverGone) || time.Since(t1) > testkit.Scaled(500*time.Millisecond) { // well under the client's 1 s wait for an exit
 			t.Errorf("%s: Screen = %v after %s; want ErrDriverGone at once", name, err, time.Since(t1))
 		}
 	}

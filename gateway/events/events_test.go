@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/pinky-gateway/pinky/gateway/events"
+	"github.com/pinky-gateway/pinky/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -128,7 +129,7 @@ func TestWaitWakesOnPublish(t *testing.T) {
 		if len(p.Events) != 1 || p.Events[0].Seq != 2 || p.Events[0].Kind != events.DeviceOnline || p.Next != 2 {
 			t.Errorf("got %+v; want the device.online event, seq 2", p)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > testkit.Scaled(time.Second) {
 			t.Errorf("the wait returned %s after the publish; want at once", d)
 		}
 	case <-time.After(5 * time.Second):
@@ -141,7 +142,7 @@ func TestWaitReturnsAtOnceWhenBehind(t *testing.T) {
 	publish(l, 3)
 	start := time.Now()
 	p := l.Wait(context.Background(), 1, 0, 10*time.Second)
-	if d := time.Since(start); d > time.Second || len(p.Events) != 2 {
+	if d := time.Since(start); d > testkit.Scaled(time.Second) || len(p.Events) != 2 {
 		t.Errorf("got %d events after %s; want 2 at once", len(p.Events), d)
 	}
 }
@@ -151,7 +152,7 @@ func TestWaitIdle(t *testing.T) {
 	publish(l, 2)
 	start := time.Now()
 	p := l.Wait(context.Background(), 2, 0, 150*time.Millisecond)
-	if d := time.Since(start); d < 150*time.Millisecond || d > 5*time.Second {
+	if d := time.Since(start); d < 150*time.Millisecond || d > testkit.Scaled(5*time.Second) {
 		t.Errorf("an idle wait returned after %s; want about 150ms", d)
 	}
 	if len(p.Events) != 0 || p.Next != 2 || p.Last != 2 {
@@ -162,7 +163,7 @@ func TestWaitIdle(t *testing.T) {
 	defer cancel()
 	start = time.Now()
 	l.Wait(ctx, 2, 0, 20*time.Second)
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testkit.Scaled(5*time.Second) {
 		t.Errorf("a cancelled wait returned after %s; want when its context ended", d)
 	}
 }

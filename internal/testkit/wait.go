@@ -2,6 +2,10 @@ package testkit
 
 import (
 	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,12 +60,40 @@ func poll(limit time.Duration, cond func() bool, pause func() time.Duration) boo
 }
 
 // Slack is how many times longer than a promise a test on this machine
-// gives a real process to keep it: 1, or 4 under the race detector.
+// gives a real process to keep it: 1, or 4 under the race detector, and
+// more on a busy machine: the load average over the cores, when the
+// machine has more work than cores (a CI runner beside other jobs, or
+// stress-ng beside make test), so that a busy host is not taken for a
+// slow program.
 func Slack() float64 {
+	s := 1.0
 	if Race {
-		return 4
+		s = 4
 	}
-	return 1
+	return max(s, loadFactor())
+}
+
+// loadFactor is the one-minute load average over the cores, at least 1;
+// 1 where the system does not say (no /proc/loadavg).
+func loadFactor() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 1
+	}
+	return loadFactorOf(string(b), runtime.NumCPU())
+}
+
+// loadFactorOf reads /proc/loadavg's text for a machine of cpus cores.
+func loadFactorOf(loadavg string, cpus int) float64 {
+	f := strings.Fields(loadavg)
+	if len(f) == 0 || cpus < 1 {
+		return 1
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 1
+	}
+	return max(1, load/float64(cpus))
 }
 
 // Scaled is d times Slack: a deadline a test gives a real process on
