@@ -186,6 +186,7 @@ The driver can be written in any language.`,
 	f.StringVar(&opts.Run, "run", "", "run only the cases whose name matches this regular expression")
 	f.StringVar(&opts.Skip, "skip", "", "skip the cases whose name matches this regular expression")
 	f.DurationVar(&opts.CaseTimeout, "case-timeout", 30*time.Second, "time limit of each case")
+	f.Float64Var(&opts.Slack, "slack", 0, "multiply the waits for SPEC.md's time promises by this (0: by the machine's load average over its cores, when above 1)")
 	f.StringSliceVar(&opts.Env, "env", nil, "KEY=VALUE for the driver's environment (repeatable)")
 	f.BoolVar(&list, "list", false, "list the cases and exit")
 	f.BoolVarP(&verbose, "verbose", "v", false, "show the driver's stderr")

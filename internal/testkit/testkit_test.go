@@ -183,25 +183,3 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
-
-func TestLoadFactor(t *testing.T) {
-	for _, tt := range []struct {
-		loadavg string
-		cpus    int
-		want    float64
-	}{
-		{"0.50 0.40 0.30 1/200 999\n", 2, 1},
-		{"6.00 5.00 4.00 9/300 999\n", 2, 3},
-		{"3.00 1 1 1/1 1", 4, 1},
-		{"", 2, 1},
-		{"garbage", 2, 1},
-		{"8.0", 0, 1},
-	} {
-		if got := loadFactorOf(tt.loadavg, tt.cpus); got != tt.want {
-			t.Errorf("loadFactorOf(%q, %d) = %v; want %v", tt.loadavg, tt.cpus, got, tt.want)
-		}
-	}
-	if s := Slack(); s < 1 {
-		t.Errorf("Slack() = %v; want at least 1", s)
-	}
-}

@@ -2,12 +2,10 @@ package testkit
 
 import (
 	"context"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/pinky-gateway/pinky/internal/load"
 )
 
 // Limit is how long WaitUntil waits. It only guards against a hang: no
@@ -70,30 +68,7 @@ func Slack() float64 {
 	if Race {
 		s = 4
 	}
-	return max(s, loadFactor())
-}
-
-// loadFactor is the one-minute load average over the cores, at least 1;
-// 1 where the system does not say (no /proc/loadavg).
-func loadFactor() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 1
-	}
-	return loadFactorOf(string(b), runtime.NumCPU())
-}
-
-// loadFactorOf reads /proc/loadavg's text for a machine of cpus cores.
-func loadFactorOf(loadavg string, cpus int) float64 {
-	f := strings.Fields(loadavg)
-	if len(f) == 0 || cpus < 1 {
-		return 1
-	}
-	load, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 1
-	}
-	return max(1, load/float64(cpus))
+	return max(s, load.Factor())
 }
 
 // Scaled is d times Slack: a deadline a test gives a real process on
