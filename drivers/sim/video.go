@@ -23,6 +23,13 @@ const (
 // frame at least every 5 s or when asked. A second stream of the same
 // display is BUSY; removing the display ends its stream.
 func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+	return d.StreamVideoKeyEvery(ctx, req, videoKeyEvery, send)
+}
+
+// StreamVideoKeyEvery is StreamVideo with a key frame at least every
+// keyEvery instead of every 5 s, for a face that copies a real encoder's
+// interval (scrcpy's is 10 s).
+func (d *Driver) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, send func(sdk.VideoPacket) error) error {
 	var ds *display
 	keyReq := make(chan struct{}, 1)
 	err := d.withDisplay(ctx, "stream_video", req.DeviceID, req.DisplayID, "", func(s *display) error {
@@ -83,7 +90,7 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 			}
 			wantKey = true
 		}
-		key := wantKey || time.Since(lastKey) >= videoKeyEvery
+		key := wantKey || time.Since(lastKey) >= keyEvery
 		// Drawing the same boxes gives the same picture: skip the work.
 		if key || lastBoxes == nil || !slices.Equal(boxes, lastBoxes) {
 			img := render.Draw(w, h, black, boxes)

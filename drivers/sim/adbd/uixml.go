@@ -33,35 +33,92 @@ func (d *Device) uiXML(ctx context.Context) ([]byte, error) {
 	return uiAutomatorXML(s)
 }
 
-// uiAutomatorXML writes s as UI Automator XML, one top-level <node> per
-// window. Invisible elements are left out, as uiautomator does.
+// uiAutomatorXML writes s as `uiautomator dump` writes a screen: the
+// active window only (UiAutomation.getRootInActiveWindow), as one root
+// <node> under <hierarchy>. That root is the window's decor view: a
+// FrameLayout with no resource id, of the window's package, over the whole
+// screen, whose children are the window's views. The status bar, a
+// heads-up notification and the keyboard are windows of their own that are
+// never the active one, so they are not in the dump; an open notification
+// shade or the recents screen is the active window, alone. Invisible
+// elements are left out, as uiautomator does.
 func uiAutomatorXML(s *sdk.Screen) ([]byte, error) {
 	children := map[int][]int{}
-	var roots []int
 	for i, e := range s.Elements {
-		if e.ParentID == 0 {
-			roots = append(roots, i)
-		} else {
+		if e.ParentID != 0 {
 			children[e.ParentID] = append(children[e.ParentID], i)
 		}
 	}
-	if !s.ScreenOn || len(roots) == 0 {
+	if !s.ScreenOn {
+		return nil, errNoRoot
+	}
+	roots, pkg := activeWindow(s, children)
+	if len(roots) == 0 {
 		return nil, errNoRoot
 	}
 	rot := map[sdk.Orientation]int{sdk.OrientationLandscape: 1, sdk.OrientationPortraitUpsideDown: 2, sdk.OrientationLandscapeRight: 3}[s.Orientation]
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rot)
+	fmt.Fprintf(&b, `<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="%s" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][%d,%d]">`,
+		esc(pkg), s.Width, s.Height)
 	nw := &nodeWriter{b: &b, s: s, children: children}
-	n := 0
-	for _, r := range roots {
-		if !s.Elements[r].Visible {
+	for n, r := range roots {
+		nw.walk(r, n, pkg)
+	}
+	b.WriteString("</node></hierarchy>")
+	return b.Bytes(), nil
+}
+
+// activeWindow returns the roots (indexes in s.Elements) of the window
+// uiautomator dumps, the active one, and its package. Each visible root of
+// a sim screen is a window or a part of the app's: System UI's are its own
+// windows (the status bar, a heads-up notification, the shade), and so are
+// the keyboard and the recents screen; the rest is the app's window. The
+// topmost of the shade and recents is active when shown, else the app's.
+func activeWindow(s *sdk.Screen, children map[int][]int) ([]int, string) {
+	var app []int
+	appPkg := s.App.ID
+	var overlay []int
+	overlayPkg := ""
+	for i, e := range s.Elements {
+		if e.ParentID != 0 || !e.Visible {
 			continue
 		}
-		nw.walk(r, n, windowPackage(s, r, children))
-		n++
+		pkg := windowPackage(s, i, children)
+		switch {
+		case strings.Contains(pkg, "inputmethod"):
+			// The keyboard's window is never the active one.
+		case strings.HasSuffix(e.ResourceID, ":id/notification_panel"), strings.HasSuffix(e.ResourceID, ":id/overview_panel"):
+			overlay, overlayPkg = []int{i}, pkg
+		case pkg == "com.android.systemui" && (s.App.ID != pkg || contains(s, i, children, "com.android.systemui:id/clock")):
+			// The status bar (over the lock screen too, whose window is
+			// System UI's) and a heads-up notification.
+		default:
+			if appPkg == "" {
+				appPkg = pkg
+			}
+			app = append(app, i)
+		}
 	}
-	b.WriteString("</hierarchy>")
-	return b.Bytes(), nil
+	if overlay != nil {
+		return overlay, overlayPkg
+	}
+	return app, appPkg
+}
+
+// contains reports whether the tree at root has an element of resource id
+// rid.
+func contains(s *sdk.Screen, root int, children map[int][]int, rid string) bool {
+	queue := []int{root}
+	for len(queue) > 0 {
+		e := s.Elements[queue[0]]
+		queue = queue[1:]
+		if e.ResourceID == rid {
+			return true
+		}
+		queue = append(queue, children[e.ID]...)
+	}
+	return false
 }
 
 // nodeWriter writes elements of a screen as UI Automator <node>s.

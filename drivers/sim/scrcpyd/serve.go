@@ -58,24 +58,26 @@ var levelNames = map[string]int{"verbose": levelVerbose, "debug": levelDebug, "i
 
 // options are the parsed server arguments.
 type options struct {
-	version        scrcpy.Version
-	scid           int64 // -1: unset
-	logLevel       int
-	video, audio   bool
-	control        bool
-	codec          string
-	maxSize        int
-	maxFPS         int
-	bitRate        int
-	tunnelForward  bool
-	displayID      int
-	newDisplay     string // new_display's value: "WxH", "WxH/dpi", "/dpi" or ""
-	newDisplaySet  bool   // new_display was given (even empty: the main display's size)
-	sendDeviceMeta bool
-	sendDummyByte  bool
-	sendStreamMeta bool
-	sendFrameMeta  bool
-	powerOn        bool
+	version           scrcpy.Version
+	scid              int64 // -1: unset
+	logLevel          int
+	video, audio      bool
+	control           bool
+	codec             string
+	maxSize           int
+	maxFPS            int
+	bitRate           int
+	tunnelForward     bool
+	displayID         int
+	newDisplay        string // new_display's value: "WxH", "WxH/dpi", "/dpi" or ""
+	newDisplaySet     bool   // new_display was given (even empty: the main display's size)
+	sendDeviceMeta    bool
+	sendDummyByte     bool
+	sendStreamMeta    bool
+	sendFrameMeta     bool
+	powerOn           bool
+	clipboardAutosync bool
+	list              lists // list_*: print and exit
 }
 
 // logger writes lines as the real server's Ln does: "[server] LEVEL: msg",
@@ -100,6 +102,17 @@ func (l *logger) log(level int, format string, args ...any) {
 	fmt.Fprintf(w, "[server] %s: %s\n", name, fmt.Sprintf(format, args...))
 }
 
+// trace writes an exception's stack trace after an error line, on stderr
+// as Ln.e prints it.
+func (l *logger) trace(format string, args ...any) {
+	if levelError < l.level {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.stderr, format, args...)
+}
+
 // parseArgs parses what follows com.genymobile.scrcpy.Server on the command
 // line, like Options.parse.
 func parseArgs(version string, args []string, log *logger) (options, error) {
@@ -116,7 +129,7 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 	}
 	o := options{
 		version: v, scid: -1, logLevel: levelDebug, video: true, audio: true, control: true, codec: "h264",
-		sendDeviceMeta: true, sendDummyByte: true, sendStreamMeta: true, sendFrameMeta: true, powerOn: true,
+		sendDeviceMeta: true, sendDummyByte: true, sendStreamMeta: true, sendFrameMeta: true, powerOn: true, clipboardAutosync: true,
 	}
 	boolean := func(s string) bool { return strings.EqualFold(s, "true") } // Boolean.parseBoolean
 	integer := func(key, s string) (int, error) {
@@ -192,12 +205,24 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 			if boolean(value) {
 				o.sendDeviceMeta, o.sendDummyByte, o.sendStreamMeta, o.sendFrameMeta = false, false, false, false
 			}
+		case "list_encoders":
+			o.list.encoders = boolean(value)
+		case "list_displays":
+			o.list.displays = boolean(value)
+		case "list_cameras":
+			o.list.cameras = boolean(value)
+		case "list_camera_sizes":
+			o.list.cameraSizes = boolean(value)
+		case "list_apps":
+			o.list.apps = boolean(value)
+		case "clipboard_autosync":
+			o.clipboardAutosync = boolean(value)
 		case "power_on":
 			o.powerOn = boolean(value)
 		case "audio_codec", "audio_bit_rate", "audio_source", "audio_dup", "video_source", "min_size_alignment",
 			"max_size_alignment", "crop", "angle", "capture_orientation", "show_touches", "stay_awake",
 			"power_off_on_close", "screen_off_timeout", "video_codec_options", "video_encoder",
-			"clipboard_autosync", "downsize_on_error", "cleanup", "vd_destroy_content", "vd_system_decorations",
+			"downsize_on_error", "cleanup", "vd_destroy_content", "vd_system_decorations",
 			"display_ime_policy", "keyboard", "mouse":
 			// Accepted and without effect on the virtual phone.
 		default:
@@ -217,8 +242,9 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 // (sdk.Streamer.StreamVideo of the driver for the device, at max_size) and
 // applies control messages to it (touch down/up → tap, down-move-up → swipe,
 // long press, keys (Android keycodes → sdk.Key), text → sdk type action, set
-// clipboard (+paste), get clipboard, reset video → key frame request,
-// back-or-screen-on, set display power, start app). It writes what the real
+// clipboard (+paste), get clipboard, reset video → a restarted stream,
+// back-or-screen-on, set display power, start app), as the package doc
+// says. It writes what the real
 // server prints to stdout/stderr ("[server] INFO: Device: …"), and returns
 // when the connections close or ctx ends. Like the real server, it closes lis
 // once every connection is accepted.
@@ -258,6 +284,17 @@ func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, di
 		}
 		return fmt.Errorf("%w: %s", ErrUsage, msg)
 	}
+	if o.list.any() {
+		// The real server prints the device and the lists, and exits
+		// before it opens any connection.
+		dev, err := lookup(ctx, drv, device)
+		if err != nil {
+			return fail(err)
+		}
+		logDevice(log, dev)
+		srv.printLists(ctx, o.list, disp, log)
+		return nil
+	}
 	switch {
 	case !o.tunnelForward:
 		return fail(errors.New("Reverse tunnel is not supported by the virtual phone: pass tunnel_forward=true"))
@@ -285,9 +322,9 @@ func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, di
 	if err != nil {
 		return fail(err)
 	}
-	log.log(levelInfo, "Device: [%s] %s %s (Android %s)", dev.Manufacturer, strings.ToLower(dev.Manufacturer), dev.Model, dev.OSVersion)
+	logDevice(log, dev)
 
-	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, display: o.displayID, clip: ""}
+	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, display: o.displayID, reset: make(chan struct{}, 1)}
 	if err := s.accept(ctx, lis); err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -313,6 +350,11 @@ func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, di
 		}()
 	}
 	return s.run(ctx, dev)
+}
+
+// logDevice prints the line the real server starts with.
+func logDevice(log *logger, dev sdk.Device) {
+	log.log(levelInfo, "Device: [%s] %s %s (Android %s)", dev.Manufacturer, strings.ToLower(dev.Manufacturer), dev.Model, dev.OSVersion)
 }
 
 // newDisplay is a parsed new_display value; zero fields are the main

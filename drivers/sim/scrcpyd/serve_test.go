@@ -125,6 +125,9 @@ func TestServe(t *testing.T) {
 			d := simtest.New(t, simtest.Unlocked(android))
 			o := scrcpy.DefaultOptions()
 			o.MaxSize, o.LogLevel = 800, "info"
+			// As the driver does: with autosync, the real server answers
+			// GET_CLIPBOARD with nothing.
+			o.ClipboardAutosync = false
 			c, srv := start(t, d, version, o)
 
 			if got := c.DeviceName(); got != "Pixel 8" {

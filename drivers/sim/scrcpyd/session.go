@@ -41,9 +41,12 @@ type session struct {
 	video, audio, control net.Conn
 	wmu                   sync.Mutex // one device message at a time on control
 
+	reset chan struct{} // RESET_VIDEO: restart the encoder
+
 	mu       sync.Mutex // guards the fields below
 	vw, vh   int        // the current video size: touch events must name it
-	clip     string
+	clip     string     // the clipboard of a phone without its own
+	hasClip  bool
 	pointers map[uint64]*gesture
 }
 
@@ -161,69 +164,112 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
+// iFrameInterval is the real encoder's key frame interval
+// (DEFAULT_I_FRAME_INTERVAL in SurfaceEncoder.java).
+const iFrameInterval = 10 * time.Second
+
+// keyEveryStreamer is a phone whose stream takes a key frame interval (the
+// sim's); another gets its own driver's interval.
+type keyEveryStreamer interface {
+	StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, send func(sdk.VideoPacket) error) error
+}
+
 // streamVideo writes the phone's video with the framing of the version:
 //
 //	3.x: codec id, width, height once; then packets with bit 63 = config, bit 62 = key frame.
 //	4.x: codec id once; a session packet (bit 31 of the first u32 set, width,
-//	     height) before the first packet of each size; packets with bit 62 =
-//	     config, bit 61 = key frame.
+//	     height) each time the encoder starts and when the size changes;
+//	     packets with bit 62 = config, bit 61 = key frame.
+//
+// RESET_VIDEO restarts the encoder as SurfaceEncoder does: the stream
+// starts again (4.x: a session packet), with a config packet and a key
+// frame; timestamps go on from where they were.
 func (s *session) streamVideo(ctx context.Context) error {
 	v4 := s.o.version.Major >= 4
-	started := false
+	be := binary.BigEndian
+	req := sdk.VideoRequest{DeviceID: s.device, DisplayID: s.display, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
+	stream := s.streamer.StreamVideo
+	if k, ok := s.streamer.(keyEveryStreamer); ok {
+		stream = func(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+			return k.StreamVideoKeyEvery(ctx, req, iFrameInterval, send)
+		}
+	}
+	began := time.Now()
+	headerSent := false
 	var buf []byte
-	send := func(p sdk.VideoPacket) error {
-		buf = buf[:0]
-		be := binary.BigEndian
-		s.mu.Lock()
-		resized := !started || p.Width != s.vw || p.Height != s.vh
-		s.vw, s.vh = p.Width, p.Height
-		s.mu.Unlock()
-		if !started && s.o.sendStreamMeta {
-			buf = be.AppendUint32(buf, codecH264)
-			if !v4 {
+	for run := 0; ; run++ {
+		var offset time.Duration
+		if run > 0 {
+			offset = time.Since(began).Truncate(time.Microsecond)
+		}
+		fresh := true
+		send := func(p sdk.VideoPacket) error {
+			buf = buf[:0]
+			s.mu.Lock()
+			resized := fresh || p.Width != s.vw || p.Height != s.vh
+			s.vw, s.vh = p.Width, p.Height
+			s.mu.Unlock()
+			fresh = false
+			if !headerSent && s.o.sendStreamMeta {
+				buf = be.AppendUint32(buf, codecH264)
+				if !v4 {
+					buf = be.AppendUint32(buf, uint32(p.Width))
+					buf = be.AppendUint32(buf, uint32(p.Height))
+				}
+			}
+			headerSent = true
+			if v4 && resized && s.o.sendStreamMeta {
+				buf = be.AppendUint32(buf, 1<<31)
 				buf = be.AppendUint32(buf, uint32(p.Width))
 				buf = be.AppendUint32(buf, uint32(p.Height))
 			}
-		}
-		started = true
-		if v4 && resized && s.o.sendStreamMeta {
-			buf = be.AppendUint32(buf, 1<<31)
-			buf = be.AppendUint32(buf, uint32(p.Width))
-			buf = be.AppendUint32(buf, uint32(p.Height))
-		}
-		if s.o.sendFrameMeta {
-			var h uint64
-			pts := uint64(p.PTS / time.Microsecond)
-			switch {
-			case p.Config && v4:
-				h = 1 << 62
-			case p.Config:
-				h = 1 << 63
-			case v4:
-				h = pts & (1<<61 - 1)
-				if p.KeyFrame {
-					h |= 1 << 61
+			if s.o.sendFrameMeta {
+				var h uint64
+				pts := uint64((offset + p.PTS) / time.Microsecond)
+				switch {
+				case p.Config && v4:
+					h = 1 << 62
+				case p.Config:
+					h = 1 << 63
+				case v4:
+					h = pts & (1<<61 - 1)
+					if p.KeyFrame {
+						h |= 1 << 61
+					}
+				default:
+					h = pts & (1<<62 - 1)
+					if p.KeyFrame {
+						h |= 1 << 62
+					}
 				}
-			default:
-				h = pts & (1<<62 - 1)
-				if p.KeyFrame {
-					h |= 1 << 62
-				}
+				buf = be.AppendUint64(buf, h)
+				buf = be.AppendUint32(buf, uint32(len(p.Data)))
 			}
-			buf = be.AppendUint64(buf, h)
-			buf = be.AppendUint32(buf, uint32(len(p.Data)))
+			buf = append(buf, p.Data...)
+			_, err := s.video.Write(buf)
+			return err
 		}
-		buf = append(buf, p.Data...)
-		_, err := s.video.Write(buf)
-		return err
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- stream(runCtx, req, send) }()
+		var err error
+		reset := false
+		select {
+		case err = <-done:
+		case <-s.reset:
+			cancel()
+			err, reset = <-done, true
+		}
+		cancel()
+		if reset && ctx.Err() == nil && (err == nil || errors.Is(err, context.Canceled)) {
+			continue
+		}
+		if err == nil || ctx.Err() != nil || isClosed(err) {
+			return nil
+		}
+		s.log.log(levelError, "Encoding error: %v", err)
+		return fmt.Errorf("scrcpy server: video: %w", err)
 	}
-	req := sdk.VideoRequest{DeviceID: s.device, DisplayID: s.display, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
-	err := s.streamer.StreamVideo(ctx, req, send)
-	if err == nil || ctx.Err() != nil || isClosed(err) {
-		return nil
-	}
-	s.log.log(levelError, "Encoding error: %v", err)
-	return fmt.Errorf("scrcpy server: video: %w", err)
 }
 
 // isClosed reports whether err says the client went away.
@@ -232,99 +278,134 @@ func isClosed(err error) bool {
 		strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "connection reset")
 }
 
-// controlLoop applies control messages until the socket closes. A message
-// it cannot parse stops the controller, as in the real server; video goes on.
+// controlLoop applies control messages until the socket closes, as
+// Controller.handleEvent does. When it returns, the session ends: the real
+// controller's end is fatal to the whole server. A message of a type the
+// version does not know is a protocol error, which 4.x logs with its stack
+// trace and 3.x does not log.
 func (s *session) controlLoop(ctx context.Context) error {
-	r := bufio.NewReader(s.control)
+	r := newControlReader(bufio.NewReader(s.control), s.o.version)
+	defer s.log.log(levelDebug, "Controller stopped")
 	for {
-		m, err := scrcpy.ReadMessage(r, s.o.version)
+		m, err := r.read()
 		if err != nil {
-			if errors.Is(err, scrcpy.ErrProtocol) {
-				s.log.log(levelError, "Control protocol error: %v", err)
-				<-ctx.Done()
+			if errors.Is(err, errProtocol) && s.o.version.Major >= 4 {
+				msg := strings.TrimPrefix(err.Error(), errProtocol.Error()+": ")
+				s.log.log(levelError, "Control protocol error")
+				s.log.trace("com.genymobile.scrcpy.control.ControlProtocolException: %s\n\tat com.genymobile.scrcpy.control.ControlMessageReader.read(ControlMessageReader.java:68)\n\tat com.genymobile.scrcpy.control.ControlChannel.recv(ControlChannel.java:18)\n\tat com.genymobile.scrcpy.control.Controller.handleEvent(Controller.java:324)\n", msg)
 			}
 			return nil
 		}
 		if err := s.apply(ctx, m); err != nil {
+			if errors.Is(err, errCrashed) {
+				return err
+			}
 			return nil // the client left while we answered
 		}
 	}
 }
 
-// apply performs one control message. Only a failure to answer the client
-// is returned: injection failures are logged, as Android drops them.
-func (s *session) apply(ctx context.Context, m scrcpy.Message) error {
-	switch m := m.(type) {
-	case scrcpy.InjectKeycode:
-		if m.Action != scrcpy.KeyActionUp {
+// errCrashed is the control thread dying of an exception the real server
+// does not catch, which ends the server.
+var errCrashed = errors.New("scrcpy server: the control thread died")
+
+// crash logs an uncaught exception as Server's default handler does and
+// returns errCrashed.
+func (s *session) crash(exception string) error {
+	s.log.log(levelError, "Exception on thread Thread[control-recv,5,main]")
+	s.log.trace("%s\n\tat com.genymobile.scrcpy.control.Controller.handleEvent(Controller.java:440)\n\tat com.genymobile.scrcpy.control.Controller.control(Controller.java:246)\n", exception)
+	return fmt.Errorf("%w: %s", errCrashed, exception)
+}
+
+// apply performs one control message. A failure to answer the client, or
+// errCrashed, is returned: injection failures are logged, as Android drops
+// them.
+func (s *session) apply(ctx context.Context, m control) error {
+	switch m.typ {
+	case typeInjectKeycode:
+		if m.action != keyActionUp {
 			return nil // the virtual phone presses a key on its release
 		}
-		if k, ok := scrcpy.KeyOf(m.Keycode); ok {
+		code, meta := uint32(m.keycode), uint32(m.metaState)
+		if k, ok := scrcpy.KeyOf(code); ok {
 			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: k})
-		} else if c := scrcpy.KeycodeChar(m.Keycode, m.MetaState); c != "" {
+		} else if c := scrcpy.KeycodeChar(code, meta); c != "" {
 			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: c})
 		} else {
-			s.log.log(levelDebug, "Keycode %d has no effect on the virtual phone", m.Keycode)
+			s.log.log(levelDebug, "Keycode %d has no effect on the virtual phone", m.keycode)
 		}
-	case scrcpy.InjectText:
-		s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.Text})
-	case scrcpy.InjectTouch:
+	case typeInjectText:
+		s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.text})
+	case typeInjectTouch:
 		s.touch(ctx, m)
-	case scrcpy.InjectScroll:
+	case typeInjectScroll:
 		s.scroll(ctx, m)
-	case scrcpy.BackOrScreenOn:
+	case typeBackOrScreenOn:
 		scr, err := s.drv.Screen(ctx, s.device, s.display)
 		switch {
 		case err == nil && !scr.ScreenOn:
-			if m.Action == scrcpy.KeyActionDown {
+			if m.action == keyActionDown {
 				s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
 			}
-		case m.Action == scrcpy.KeyActionUp:
+		case m.action == keyActionUp:
 			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
 		}
-	case scrcpy.ExpandNotificationPanel, scrcpy.ExpandSettingsPanel:
+	case typeExpandNotificationPanel, typeExpandSettingsPanel:
 		// The shade is the phone's own screen's, whichever display the
 		// session shows.
 		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil {
 			w, h := scr.Width, scr.Height
 			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: w / 2, Y: 1}, To: sdk.Point{X: w / 2, Y: h / 2}})
 		}
-	case scrcpy.CollapsePanels:
+	case typeCollapsePanels:
 		if scr, err := s.drv.Screen(ctx, s.device, 0); err == nil && hasPanel(scr) {
 			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyBack})
 		}
-	case scrcpy.GetClipboard:
-		s.mu.Lock()
-		text := s.clip
-		s.mu.Unlock()
-		return s.reply(scrcpy.DeviceClipboard{Text: text})
-	case scrcpy.SetClipboard:
-		s.mu.Lock()
-		s.clip = m.Text
-		s.mu.Unlock()
-		if m.Paste && m.Text != "" {
-			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.Text})
-		}
-		if m.Sequence != 0 {
-			return s.reply(scrcpy.AckClipboard{Sequence: m.Sequence})
-		}
-	case scrcpy.SetDisplayPower:
+	case typeGetClipboard:
+		return s.getClipboard(ctx, m.copyKey)
+	case typeSetClipboard:
+		return s.setClipboard(ctx, m.text, m.paste, m.sequence)
+	case typeSetDisplayPower:
 		// The phone's own screen's power, as the real server sets it.
-		if m.On {
+		if m.on {
 			s.actOn(ctx, 0, sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyWake})
 		} else {
 			s.log.log(levelInfo, "Display power off is not simulated: the virtual screen stays on")
 		}
-	case scrcpy.RotateDevice:
+	case typeRotateDevice:
 		s.log.log(levelWarn, "Rotation is not supported by the virtual phone")
-	case scrcpy.ResetVideo:
-		if s.streamer != nil {
-			if err := s.streamer.RequestKeyFrame(ctx, s.device, s.display); err != nil {
-				s.log.log(levelDebug, "Could not reset video: %v", err)
+	case typeUHIDCreate, typeUHIDInput, typeUHIDDestroy:
+		// The real server makes a UHID keyboard, mouse or gamepad; the
+		// virtual phone has none, so their events go nowhere.
+		if m.typ == typeUHIDCreate {
+			s.log.log(levelWarn, "UHID device %d (%s) is not simulated: its input has no effect", m.id, m.text)
+		}
+	case typeOpenHardKeyboardSettings:
+		// android.settings.HARD_KEYBOARD_SETTINGS is a page of Settings.
+		s.act(ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.android.settings"})
+	case typeStartApp:
+		s.startApp(ctx, m.text)
+	case typeResetVideo:
+		if s.video != nil {
+			s.log.log(levelInfo, "Video capture reset")
+			select {
+			case s.reset <- struct{}{}:
+			default: // a reset is already pending
 			}
 		}
-	case scrcpy.StartApp:
-		s.startApp(ctx, m.Name)
+	case typeCameraSetTorch, typeCameraZoomIn, typeCameraZoomOut:
+		// Camera messages on a display session reach the end of
+		// handleEvent, which throws.
+		return s.crash(fmt.Sprintf("java.lang.AssertionError: Unexpected message type: %d", m.typ))
+	case typeResizeDisplay:
+		if !s.o.newDisplaySet {
+			// The real server casts its capture to NewDisplayCapture.
+			return s.crash("java.lang.ClassCastException: com.genymobile.scrcpy.video.ScreenCapture cannot be cast to com.genymobile.scrcpy.video.NewDisplayCapture")
+		}
+		s.log.log(levelWarn, "Display resize to %dx%d is not supported by the virtual phone", m.width, m.height)
+	case typeScanFile:
+		// A media scan broadcast: the virtual phone has no media store.
+		s.log.log(levelDebug, "Media scan of %s has no effect on the virtual phone", m.text)
 	}
 	return nil
 }
@@ -382,15 +463,82 @@ func hasPanel(scr *sdk.Screen) bool {
 	return false
 }
 
-func (s *session) reply(m scrcpy.DeviceMessage) error {
-	b, err := scrcpy.MarshalDevice(m)
-	if err != nil {
-		s.log.log(levelWarn, "Could not send device message: %v", err)
+// phoneClipboard is the phone's own clipboard, which the sim's driver
+// offers; a driver without one gets a clipboard per session.
+type phoneClipboard interface {
+	Clipboard(ctx context.Context, deviceID string) (string, error)
+	SetClipboard(ctx context.Context, deviceID, text string) error
+}
+
+// clipboard returns the phone's clipboard text and whether it has one
+// (Device.getClipboardText is null for an empty clipboard).
+func (s *session) clipboard(ctx context.Context) (string, bool) {
+	if pc, ok := s.drv.(phoneClipboard); ok {
+		text, err := pc.Clipboard(ctx, s.device)
+		if err != nil {
+			s.log.log(levelDebug, "Could not read the clipboard: %v", err)
+			return "", false
+		}
+		return text, text != ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clip, s.hasClip
+}
+
+// getClipboard answers GET_CLIPBOARD as Controller.getClipboard does: it
+// presses COPY or CUT first when asked, then sends the clipboard only
+// without clipboard autosync (with it, the real server sends a clipboard
+// when it changes, and not twice) and only when there is one.
+func (s *session) getClipboard(ctx context.Context, copyKey int) error {
+	if copyKey == copyKeyCopy || copyKey == copyKeyCut {
+		// Nothing is ever selected on the virtual phone: the key
+		// copies nothing, as on a phone with no selection.
+		s.log.log(levelDebug, "Keycode %s has no effect on the virtual phone", map[int]string{copyKeyCopy: "COPY", copyKeyCut: "CUT"}[copyKey])
+	}
+	if s.o.clipboardAutosync {
 		return nil
 	}
+	text, ok := s.clipboard(ctx)
+	if !ok {
+		return nil
+	}
+	return s.send(clipboardMessage(text))
+}
+
+// setClipboard applies SET_CLIPBOARD as Controller.setClipboard does: it
+// sets the clipboard, pastes it when asked (the PASTE key types the
+// clipboard into the focused field), and acknowledges a sequence other
+// than 0.
+func (s *session) setClipboard(ctx context.Context, text string, paste bool, sequence uint64) error {
+	ok := true
+	if pc, has := s.drv.(phoneClipboard); has {
+		if err := pc.SetClipboard(ctx, s.device, text); err != nil {
+			s.log.log(levelDebug, "Could not set the clipboard: %v", err)
+			ok = false
+		}
+	} else {
+		s.mu.Lock()
+		s.clip, s.hasClip = text, true
+		s.mu.Unlock()
+	}
+	if ok {
+		s.log.log(levelInfo, "Device clipboard set")
+	}
+	if paste && text != "" {
+		s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: text})
+	}
+	if sequence != 0 {
+		return s.send(ackClipboardMessage(sequence))
+	}
+	return nil
+}
+
+// send writes one device message on the control socket.
+func (s *session) send(b []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	_, err = s.control.Write(b)
+	_, err := s.control.Write(b)
 	return err
 }
 
@@ -418,7 +566,8 @@ func (s *session) screenSize(ctx context.Context) (int, int, bool) {
 
 // position checks an event's frame against the video size, as PositionMapper
 // does: an event made for another size (before a rotation) is dropped.
-func (s *session) position(x, y int32, w, h uint16) (sdk.Point, bool) {
+func (s *session) position(p position) (sdk.Point, bool) {
+	x, y, w, h := p.x, p.y, p.width, p.height
 	s.mu.Lock()
 	vw, vh := s.vw, s.vh
 	s.mu.Unlock()
@@ -438,8 +587,8 @@ func toScreen(p sdk.Point, vw, vh, sw, sh int) sdk.Point {
 
 // touch follows each finger; when it lifts, the whole gesture becomes one
 // action: a tap, a long press, or a swipe.
-func (s *session) touch(ctx context.Context, m scrcpy.InjectTouch) {
-	pt, ok := s.position(m.X, m.Y, m.Width, m.Height)
+func (s *session) touch(ctx context.Context, m control) {
+	pt, ok := s.position(m.pos)
 	if !ok {
 		return
 	}
@@ -447,23 +596,23 @@ func (s *session) touch(ctx context.Context, m scrcpy.InjectTouch) {
 	if s.pointers == nil {
 		s.pointers = map[uint64]*gesture{}
 	}
-	g := s.pointers[m.PointerID]
-	switch m.Action {
-	case scrcpy.MotionDown:
-		s.pointers[m.PointerID] = &gesture{from: pt, at: pt, down: time.Now()}
+	g := s.pointers[m.pointerID]
+	switch m.action {
+	case motionDown:
+		s.pointers[m.pointerID] = &gesture{from: pt, at: pt, down: time.Now()}
 		g = nil
-	case scrcpy.MotionMove:
+	case motionMove:
 		if g != nil {
 			g.at = pt
 		}
 		g = nil
-	case scrcpy.MotionUp:
+	case motionUp:
 		if g != nil {
 			g.at = pt
 		}
-		delete(s.pointers, m.PointerID)
-	default:
-		delete(s.pointers, m.PointerID)
+		delete(s.pointers, m.pointerID)
+	default: // motionCancel and the rest: the gesture is dropped
+		delete(s.pointers, m.pointerID)
 		g = nil
 	}
 	s.mu.Unlock()
@@ -474,8 +623,8 @@ func (s *session) touch(ctx context.Context, m scrcpy.InjectTouch) {
 	if !ok {
 		return
 	}
-	from := toScreen(g.from, int(m.Width), int(m.Height), sw, sh)
-	to := toScreen(g.at, int(m.Width), int(m.Height), sw, sh)
+	from := toScreen(g.from, int(m.pos.width), int(m.pos.height), sw, sh)
+	to := toScreen(g.at, int(m.pos.width), int(m.pos.height), sw, sh)
 	held := time.Since(g.down)
 	slop := max(sw/slopDivisor, 1)
 	dx, dy := to.X-from.X, to.Y-from.Y
@@ -490,8 +639,8 @@ func (s *session) touch(ctx context.Context, m scrcpy.InjectTouch) {
 }
 
 // scroll turns a wheel event into a scroll action at its position.
-func (s *session) scroll(ctx context.Context, m scrcpy.InjectScroll) {
-	pt, ok := s.position(m.X, m.Y, m.Width, m.Height)
+func (s *session) scroll(ctx context.Context, m control) {
+	pt, ok := s.position(m.pos)
 	if !ok {
 		return
 	}
@@ -499,18 +648,18 @@ func (s *session) scroll(ctx context.Context, m scrcpy.InjectScroll) {
 	if !ok {
 		return
 	}
-	a := sdk.Action{Kind: sdk.ActScroll, Point: toScreen(pt, int(m.Width), int(m.Height), sw, sh), HasPoint: true}
+	a := sdk.Action{Kind: sdk.ActScroll, Point: toScreen(pt, int(m.pos.width), int(m.pos.height), sw, sh), HasPoint: true}
 	// Android's wheel: positive VSCROLL shows what is above, positive HSCROLL what is right.
 	var amount float32
 	switch {
-	case m.VScroll > 0:
-		a.Direction, amount = sdk.ScrollUp, m.VScroll
-	case m.VScroll < 0:
-		a.Direction, amount = sdk.ScrollDown, -m.VScroll
-	case m.HScroll > 0:
-		a.Direction, amount = sdk.ScrollRight, m.HScroll
-	case m.HScroll < 0:
-		a.Direction, amount = sdk.ScrollLeft, -m.HScroll
+	case m.vScroll > 0:
+		a.Direction, amount = sdk.ScrollUp, m.vScroll
+	case m.vScroll < 0:
+		a.Direction, amount = sdk.ScrollDown, -m.vScroll
+	case m.hScroll > 0:
+		a.Direction, amount = sdk.ScrollRight, m.hScroll
+	case m.hScroll < 0:
+		a.Direction, amount = sdk.ScrollLeft, -m.hScroll
 	default:
 		return
 	}
