@@ -6,7 +6,7 @@ BIN       := bin
 BUF       := $(GO) tool -modfile=scripts/tools/go.mod buf
 GOTESTFLAGS ?=
 
-.PHONY: help build test demo bench proto proto-check conformance vet fmt-check corpus clean deb deb-check dist cross-vet
+.PHONY: test-under-load help build test demo bench proto proto-check conformance vet fmt-check corpus clean deb deb-check dist cross-vet
 
 help: ## List the targets.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -27,6 +27,9 @@ test: ## Install test dependencies (scripts/test-deps.sh), then vet and run ever
 	$(MAKE) vet fmt-check cross-vet
 	GO=$(GO) scripts/run-tests.sh $(GOTESTFLAGS)
 	scripts/deb-check.sh
+
+test-under-load: ## make test beside stress-ng --cpu 4 (installed when missing): the tests must hold on a busy machine.
+	scripts/test-under-load.sh
 
 # The other systems' builds: darwin (its amd64 build differs only in the
 # assembler), linux/arm64 and windows/amd64 compile and vet here without
