@@ -207,6 +207,38 @@ func TestServe(t *testing.T) {
 					t.Fatal(err)
 				}
 				testkit.WaitUntil(t, "typed text", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "hello" })
+				// As the real server's key map: accented letters type with a
+				// dead key; an emoji or a CJK character is dropped, with a
+				// warning per UTF-16 unit.
+				if err := c.Text(" é😀中!"); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitUntil(t, "what the key map types", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "hello é!" })
+				for _, w := range []string{"Could not inject char u+d83d", "Could not inject char u+de00", "Could not inject char u+4e2d"} {
+					if !strings.Contains(srv.stdout.String()+srv.stderr.String(), w) {
+						t.Errorf("the server's log lacks %q", w)
+					}
+				}
+				if err := c.Text("\b"); err != nil { // nothing typeable: no action at all
+					t.Fatal(err)
+				}
+				if e, _ := simtest.Find(screen(t, d), "edit_note_text"); e.Text != "hello é!" {
+					t.Fatalf("text after an untypeable one = %q", e.Text)
+				}
+				if err := c.Send(scrcpy.InjectText{Text: ""}); err != nil {
+					t.Fatal(err)
+				}
+				e, _ := simtest.Find(screen(t, d), "edit_note_text")
+				for range len(e.Text) {
+					if err := c.Key(scrcpy.KeycodeDel); err != nil {
+						t.Fatal(err)
+					}
+				}
+				testkit.WaitUntil(t, "the field emptied", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "" })
+				if err := c.Text("hello"); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitUntil(t, "typed text again", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "hello" })
 
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	"github.com/pinky-gateway/pinky/drivers/android/scrcpy"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -335,7 +336,9 @@ func (s *session) apply(ctx context.Context, m control) error {
 			s.log.log(levelDebug, "Keycode %d has no effect on the virtual phone", m.keycode)
 		}
 	case typeInjectText:
-		s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: m.text})
+		if t := s.typeable(m.text); t != "" {
+			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: t})
+		}
 	case typeInjectTouch:
 		s.touch(ctx, m)
 	case typeInjectScroll:
@@ -665,4 +668,28 @@ func (s *session) scroll(ctx context.Context, m control) {
 	}
 	a.Amount = min(max(int(amount*150), 50), 1000) // one wheel step: 15% of the screen
 	s.act(ctx, a)
+}
+
+// composable are the accented letters the real server types with a dead key
+// and the letter (KeyComposition.java); the virtual keyboard's key map has
+// no other character beyond ASCII.
+const composable = "ÀÈÌÒÙàèìòùǸǹẀẁỲỳÁÉÍÓÚÝáéíóúýĆćĹĺŃńŔŕŚśŹźǴǵḈḉḰḱḾḿṔṕẂẃÂÊÎÔÛâêîôûĈĉĜĝĤĥĴĵŜŝŴŵŶŷẐẑÃÑÕãñõĨĩŨũẼẽỸỹÄËÏÖÜäëïöüÿŸḦḧẄẅẌẍẗ"
+
+// typeable is what of text the real server's INJECT_TEXT types
+// (Controller.injectText): each UTF-16 unit the virtual keyboard's key map
+// has keys for (printable ASCII, tab and newline, and the composable
+// letters) is typed; for any other it logs "Could not inject char u+XXXX"
+// and goes on, so an emoji or a CJK character is dropped, as on a phone.
+func (s *session) typeable(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		if r == '\n' || r == '\t' || (r >= 0x20 && r < 0x7f) || strings.ContainsRune(composable, r) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			s.log.log(levelWarn, "Could not inject char u+%04x", u)
+		}
+	}
+	return b.String()
 }
