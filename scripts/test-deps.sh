@@ -17,6 +17,8 @@ declare -A packages=(
   [dpkg-deb]=dpkg   # make test builds the Debian package and installs it into a throwaway root
   [python3]=python3   # the example driver in Python (examples/driver-python) runs through pinky driver check
   [protoc]=protobuf-compiler   # and its protobuf code is generated at test time
+  [node]=nodejs   # independent adb clients and mobile-mcp run against the virtual phones (internal/peers)
+  [npm]=npm   # and install their pinned packages (internal/peers/testdata/node)
 )
 # file → Debian package, for what has no command of its own (Debian's python3 reads
 # /usr/lib/python3/dist-packages).
@@ -41,6 +43,32 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "test-deps: Debian packages present (${!packages[*]})"
+fi
+
+# The npm packages internal/peers runs (pinned in its package-lock.json),
+# installed again only when the lock file changed. npm ci refuses this lock:
+# mobilecli names binaries for other systems that the registry does not
+# serve, so npm install installs it, and a lock it had to change fails
+# the run, as npm ci would. mobile-mcp needs Node 20 or later: on an older
+# node (Debian 12 has 18) npm's node package (the official binaries, from
+# the npm registry) goes next to them.
+peers=internal/peers/testdata/node
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ] && [ ! -x "$peers/.node/node_modules/.bin/node" ]; then
+  echo "test-deps: node $(node --version) is older than 20: npm's node@20 into $peers/.node"
+  npm install --no-save --no-audit --no-fund --prefix "$peers/.node" node@20.20.2
+fi
+lock_sum=$(sha256sum "$peers/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$peers/node_modules/.pinky-lock-sha256" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "test-deps: npm install in $peers (from its package-lock.json)"
+  (cd "$peers" && npm install --no-audit --no-fund --loglevel=error)
+  if [ "$(sha256sum "$peers/package-lock.json" | cut -d' ' -f1)" != "$lock_sum" ]; then
+    echo "test-deps: $peers/package-lock.json does not match its package.json: run npm install there and commit the lock" >&2
+    exit 1
+  fi
+  echo "$lock_sum" >"$peers/node_modules/.pinky-lock-sha256"
+else
+  echo "test-deps: npm packages of $peers present"
 fi
 
 echo "test-deps: Go modules and tools"

@@ -220,6 +220,9 @@ func newDevice(ctx context.Context, cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("adbd: device %q: %w", cfg.DeviceID, sdk.ErrDeviceNotFound)
 	}
 	d.id = d.info.ID
+	// The name the person gave the phone, which tools show: its model's
+	// until renamed.
+	d.settings["global/device_name"] = d.prop("ro.product.model")
 	if d.cfg.Serial == "" {
 		d.cfg.Serial = "pinky-sim-" + d.id
 	}
@@ -275,6 +278,8 @@ func (d *Device) service(name string) (func(context.Context, *stream) error, boo
 	switch {
 	case name == "sync:":
 		return d.serveSync, true
+	case name == "framebuffer:":
+		return d.serveFramebuffer, true
 	case strings.HasPrefix(name, "shell"):
 		args, cmd, ok := strings.Cut(name, ":")
 		if !ok {

@@ -21,8 +21,11 @@
 // shell,v2,…:CMD (shell protocol v2: stdin, stdout, stderr, close-stdin,
 // exit code), an interactive shell for an empty command (with a prompt and
 // echo when a pty is asked for), exec:CMD, sync: (STAT, STA2, LST2, LIST,
-// LIS2, SEND, RECV, QUIT), localabstract:NAME (connections to
-// Device.ListenAbstract listeners, for `adb forward tcp:N localabstract:NAME`).
+// LIS2, SEND, RECV, QUIT; a folder lists "." and ".." first, as adbd's
+// readdir gives them), framebuffer: (adbd's header, version 2 with a colour
+// space from Android 9, then RGBA pixels), localabstract:NAME (connections
+// to Device.ListenAbstract listeners, for `adb forward tcp:N
+// localabstract:NAME`).
 // reverse: answers FAIL; tcp:PORT and every other service are refused.
 //
 // Files live in a temporary folder per phone (removed by Close) with /sdcard,
@@ -36,7 +39,8 @@
 // lists joined by ;, && and ||. No variables, globs, or control structures.
 // Commands, acting on the phone through sdk.Driver:
 //
-//	getprop [KEY]                          system properties from the driver's device info
+//	getprop [KEY]                          system properties from the driver's device info,
+//	                                       a known model's real names (a Pixel 8 is "shiba")
 //	wm size | density | dismiss-keyguard   "Physical size: 1080x2400"
 //	uiautomator dump [--compressed] [FILE|/dev/tty]
 //	                                       UI Automator XML of Screen (or the captured
@@ -45,14 +49,22 @@
 //	                                       display 0 and each background display, a window
 //	                                       per root element; below Config.SDKLevel 33 the
 //	                                       option is ignored, as on older phones
-//	dumpsys window | activity activities | power
+//	dumpsys window | activity activities | power | input_method | package [PKG]
+//	        | SurfaceFlinger --display-id
 //	input [SOURCE] tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | keyevent CODE|NAME… | press
-//	am start [-W] -n PKG/ACT | -a android.intent.action.VIEW -d URL;  am force-stop PKG
+//	am start [-W] -n PKG/ACT | -a android.intent.action.VIEW -d URL
+//	        | -a android.intent.action.MAIN [-c android.intent.category.LAUNCHER] -p PKG
+//	am force-stop PKG;  am broadcast …    (no receivers: "Broadcast completed: result=0")
 //	monkey -p PKG -c android.intent.category.LAUNCHER 1
-//	pm list packages [-3|-s] [FILTER] | path PKG | clear PKG
-//	cmd package resolve-activity --brief PKG | list packages …
-//	settings get|put|delete|list system|secure|global [KEY [VALUE]]   (in memory)
-//	screencap [-p] [FILE]                  PNG from the driver's Screenshot
+//	pm list packages [-3|-s] [FILTER] | list features | path PKG | clear PKG
+//	cmd package resolve-activity --brief PKG | has-feature NAME | list packages …
+//	cmd clipboard get text                 the driver's clipboard, when it keeps one
+//	settings get|put|delete|list system|secure|global [KEY [VALUE]]   (in memory;
+//	                                       global device_name is the model)
+//	screencap [-p] [-d ID] [FILE]          PNG from the driver's Screenshot with -p or a
+//	                                       FILE.png, else raw: width, height, format 1
+//	                                       (RGBA_8888), from Android 9 colour space 1
+//	                                       (sRGB), as 32-bit words, then the pixels
 //	echo, cat, ls [-l -a -d], rm [-r -f], mkdir [-p], touch, grep [-E -F -i -v -q -c],
 //	cd, pwd, id, whoami, sleep, sh [-c CMD], true, false, exit [N], export
 //	app_process …                          Config.AppProcess (how scrcpy's server starts)
@@ -84,6 +96,6 @@
 //
 // No pty (uiautomator dump /dev/tty works on every service), no reverse
 // forwarding, no install (abb_exec, cmd package install), no logcat, no
-// root/remount/reboot/tcpip services, no framebuffer: or jdwp. Apps have no
+// root/remount/reboot/tcpip services, no jdwp. Apps have no
 // real activities: every app reports PKG/.MainActivity.
 package adbd

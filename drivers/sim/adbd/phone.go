@@ -1,6 +1,7 @@
 package adbd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,13 @@ func (d *Device) props() map[string]string {
 	if manufacturer == "" {
 		manufacturer = "Pinky"
 	}
+	brand := manufacturer
+	board, platform := name, name
+	if m, ok := models[d.info.Model]; ok {
+		// A real phone's names are its code name ("shiba" for a Pixel 8).
+		name, board, platform = m.device, m.device, m.platform
+		brand = m.brand
+	}
 	model := d.info.Model
 	if model == "" {
 		model = "Pinky Sim"
@@ -96,13 +104,20 @@ func (d *Device) props() map[string]string {
 		"ro.build.display.id":                  "PINKY.SIM",
 		"ro.build.type":                        "user",
 		"ro.build.tags":                        "release-keys",
-		"ro.build.fingerprint":                 manufacturer + "/" + name + "/" + name + ":" + release + "/PINKY.SIM/1:user/release-keys",
+		"ro.build.fingerprint":                 brand + "/" + name + "/" + name + ":" + release + "/PINKY.SIM/1:user/release-keys",
 		"ro.product.model":                     model,
-		"ro.product.brand":                     manufacturer,
+		"ro.product.brand":                     brand,
 		"ro.product.manufacturer":              manufacturer,
 		"ro.product.name":                      name,
 		"ro.product.device":                    name,
-		"ro.product.board":                     name,
+		"ro.product.board":                     board,
+		"ro.board.platform":                    platform,
+		"ro.hardware":                          board,
+		"ro.build.version.codename":            "REL",
+		"ro.build.version.preview_sdk":         "0",
+		"ro.build.characteristics":             "nosdcard",
+		"ro.product.first_api_level":           level,
+		"ro.opengles.version":                  "196610",
 		"ro.product.cpu.abi":                   "arm64-v8a",
 		"ro.product.cpu.abilist":               "arm64-v8a",
 		"ro.serialno":                          d.cfg.Serial,
@@ -270,8 +285,14 @@ func record(pkg string) string {
 
 func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io3.out, "Currently running services:\n  activity\n  power\n  window")
+		fmt.Fprintln(io3.out, "Currently running services:\n  SurfaceFlinger\n  activity\n  input_method\n  package\n  power\n  window")
 		return 0
+	}
+	switch args[0] {
+	case "package":
+		return dumpsysPackage(sh.ctx, sh.d, args[1:], io3)
+	case "SurfaceFlinger":
+		return dumpsysSurfaceFlinger(sh.d, args[1:], io3)
 	}
 	s, err := sh.d.screen(sh.ctx)
 	if err != nil {
@@ -326,6 +347,8 @@ func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
 			wake, disp = "Awake", "ON"
 		}
 		fmt.Fprintf(out, "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=true\n  mHoldingDisplaySuspendBlocker=%t\n\nDisplay Power: state=%s\n", wake, s.ScreenOn, disp)
+	case "input_method":
+		return dumpsysInputMethod(s.KeyboardShown, io3)
 	default:
 		fmt.Fprintf(out, "Can't find service: %s\n", args[0])
 	}
@@ -517,12 +540,15 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 			return reportErr(io3, err)
 		}
 		return 0
+	case "broadcast":
+		return cmdBroadcast(args[1:], io3)
 	case "start", "start-activity":
 	default:
 		fmt.Fprintf(io3.err, "Error: the Pinky sim has no am %s\n", args[0])
 		return 1
 	}
-	var action, data, comp, pkg string
+	var action, data, comp, pkg, target string
+	var categories []string
 	wait := false
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -542,7 +568,11 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 			comp = val()
 		case "-W":
 			wait = true
-		case "-c", "-f", "-t", "--user", "--display", "-p":
+		case "-p":
+			target = val()
+		case "-c":
+			categories = append(categories, val())
+		case "-f", "-t", "--user", "--display":
 			val()
 		case "-e", "--es", "--ez", "--ei", "--el", "--ef", "--eu":
 			val()
@@ -574,6 +604,24 @@ func cmdAm(sh *shell, args []string, io3 stdio) int {
 				fmt.Fprintf(errOut, "Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=%s flg=0x10000000 }\n", data)
 				return 0
 			}
+			return reportErr(io3, err)
+		}
+	case target != "" && comp == "" && pkg == "":
+		// An intent limited to a package resolves to its launcher activity
+		// when it asks for one (MAIN, or the LAUNCHER category); with no
+		// action it matches no activity's filter.
+		if action != "android.intent.action.MAIN" && !slices.Contains(categories, "android.intent.category.LAUNCHER") || !sh.d.hasApp(sh.ctx, target) {
+			intent := "flg=0x10000000 pkg=" + target
+			if action != "" {
+				intent = "act=" + action + " " + intent
+			}
+			fmt.Fprintf(io3.out, "Starting: Intent { %s }\n", intent)
+			fmt.Fprintf(errOut, "Error: Activity not started, unable to resolve Intent { %s }\n", intent)
+			return 0
+		}
+		comp = component(target)
+		fmt.Fprintf(io3.out, "Starting: Intent { act=%s cat=[android.intent.category.LAUNCHER] pkg=%s }\n", action, target)
+		if err := sh.d.act(sh.ctx, sdk.Action{Kind: sdk.ActLaunch, AppID: target}); err != nil {
 			return reportErr(io3, err)
 		}
 	case comp != "" || pkg != "":
@@ -654,6 +702,8 @@ func cmdPm(sh *shell, args []string, io3 stdio) int {
 			fmt.Fprintf(io3.out, "package:%s\n", a.ID)
 		}
 		return 0
+	case args[0] == "list" && len(args) > 1 && args[1] == "features":
+		return pmListFeatures(io3)
 	case args[0] == "path" && len(args) > 1:
 		if !sh.d.hasApp(sh.ctx, args[1]) {
 			return 1
@@ -685,7 +735,13 @@ func cmdCmd(sh *shell, args []string, io3 stdio) int {
 			fmt.Fprintf(io3.out, "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\n%s\n", component(pkg))
 			return 0
 		}
+		if len(rest) > 0 && rest[0] == "has-feature" {
+			return cmdHasFeature(rest[1:], io3)
+		}
 		return cmdPm(sh, rest, io3)
+	}
+	if len(args) > 0 && args[0] == "clipboard" {
+		return cmdClipboard(sh.ctx, sh.d, args[1:], io3)
 	}
 	if len(args) > 0 && args[0] == "settings" {
 		return cmdSettings(sh, args[1:], io3)
@@ -757,25 +813,52 @@ func cmdSettings(sh *shell, args []string, io3 stdio) int {
 	return 0
 }
 
+// cmdScreencap is screencap [-p] [-d ID] [FILE]: a PNG with -p or a FILE
+// named .png, raw pixels otherwise (see writeRawScreencap), on stdout
+// without a FILE.
 func cmdScreencap(sh *shell, args []string, io3 stdio) int {
-	_, rest := flags(args)
-	img, err := sh.d.cfg.Driver.Screenshot(sh.ctx, sdk.ScreenshotRequest{DeviceID: sh.d.id, Format: sdk.FormatPNG})
-	if err != nil {
-		return reportErr(io3, err)
+	asPNG, file := false, ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-p":
+			asPNG = true
+		case a == "-d":
+			i++ // the display: the virtual phone captures its own
+		case strings.HasPrefix(a, "-"):
+		case file == "":
+			file = a
+		}
 	}
-	if len(rest) == 0 {
-		io3.out.Write(img.Data)
+	if strings.HasSuffix(file, ".png") {
+		asPNG = true
+	}
+	var data bytes.Buffer
+	if asPNG {
+		img, err := sh.d.cfg.Driver.Screenshot(sh.ctx, sdk.ScreenshotRequest{DeviceID: sh.d.id, Format: sdk.FormatPNG})
+		if err != nil {
+			return reportErr(io3, err)
+		}
+		data.Write(img.Data)
+	} else {
+		img, err := sh.d.rawScreen(sh.ctx)
+		if err != nil {
+			return reportErr(io3, err)
+		}
+		sh.d.writeRawScreencap(&data, img) //nolint:errcheck // a bytes.Buffer does not fail
+	}
+	if file == "" {
+		io3.out.Write(data.Bytes())
 		return 0
 	}
-	w, err := sh.d.fs.create(sh.ctx, sh.abs(rest[0]), timeZero)
+	w, err := sh.d.fs.create(sh.ctx, sh.abs(file), timeZero)
 	if err == nil {
-		_, err = w.Write(img.Data)
+		_, err = w.Write(data.Bytes())
 		if cerr := w.Close(); err == nil {
 			err = cerr
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(io3.err, "Error opening file: %s (%s)\n", rest[0], errText(err))
+		fmt.Fprintf(io3.err, "Error opening file: %s (%s)\n", file, errText(err))
 		return 1
 	}
 	return 0

@@ -139,6 +139,16 @@ func (ss *syncSession) list(p string, v2 bool) error {
 	entries, err := ss.d.fs.list(ss.ctx, p)
 	if err != nil {
 		entries = nil // like adbd: an unreadable folder lists as empty
+	} else {
+		// adbd lists what readdir gives, "." and ".." first.
+		var dots []fileInfo
+		for _, d := range []struct{ name, path string }{{".", p}, {"..", parent(p)}} {
+			if fi, err := ss.d.fs.stat(ss.ctx, d.path); err == nil {
+				fi.name = d.name
+				dots = append(dots, fi)
+			}
+		}
+		entries = append(dots, entries...)
 	}
 	for _, fi := range entries {
 		if v2 {
