@@ -45,6 +45,7 @@ func init() {
 		"pm":          cmdPm,
 		"cmd":         cmdCmd,
 		"settings":    cmdSettings,
+		"run-as":      cmdRunAs,
 		"screencap":   cmdScreencap,
 		"app_process": cmdAppProcess,
 	}

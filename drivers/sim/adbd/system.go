@@ -248,3 +248,21 @@ func cmdBroadcast(args []string, io3 stdio) int {
 	fmt.Fprintf(io3.out, "Broadcasting: Intent { %s }\nBroadcast completed: result=0\n", strings.Join(parts, " "))
 	return 0
 }
+
+// cmdRunAs answers run-as as a user build does for the sim's apps, none of
+// which is debuggable: "run-as: unknown package" for a package the phone
+// does not have, "run-as: package not debuggable" for one it has, exit 1
+// either way (AOSP's run-as.cpp). Peers use it to read an app's private
+// files; on a phone with release builds it fails the same way.
+func cmdRunAs(sh *shell, args []string, io3 stdio) int {
+	if len(args) == 0 {
+		fmt.Fprintln(io3.err, "usage: run-as <package-name> [--user <uid>] <command> [<args>]")
+		return 1
+	}
+	if !sh.d.hasApp(sh.ctx, args[0]) {
+		fmt.Fprintf(io3.err, "run-as: unknown package: %s\n", args[0])
+		return 1
+	}
+	fmt.Fprintf(io3.err, "run-as: package not debuggable: %s\n", args[0])
+	return 1
+}

@@ -47,6 +47,8 @@ func TestPeersCommands(t *testing.T) {
 		{name: "settings get global device_name", cmd: "settings get global device_name", want: []string{"Pixel 8\n"}},
 		{name: "am start -p of an app's launcher", cmd: "am start -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -p com.android.settings",
 			want: []string{"Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] pkg=com.android.settings }"}},
+		{name: "run-as an app of a user build", cmd: "run-as com.android.settings ls 2>&1", want: []string{"run-as: package not debuggable: com.android.settings\n"}, code: 1},
+		{name: "run-as a package it lacks", cmd: "run-as com.example.none ls 2>&1", want: []string{"run-as: unknown package: com.example.none\n"}, code: 1},
 		{name: "am start -p with no action", cmd: "am start -W -p com.google.android.gm",
 			want: []string{"Error: Activity not started, unable to resolve Intent { flg=0x10000000 pkg=com.google.android.gm }"}},
 	}
