@@ -59,6 +59,8 @@
 //	pm list packages [-3|-s] [FILTER] | list features | path PKG | clear PKG
 //	cmd package resolve-activity --brief PKG | has-feature NAME | list packages …
 //	cmd clipboard get text                 the driver's clipboard, when it keeps one
+//	run-as PKG …                           fails as on a user build: "package not
+//	                                       debuggable", or "unknown package"
 //	settings get|put|delete|list system|secure|global [KEY [VALUE]]   (in memory;
 //	                                       global device_name is the model)
 //	screencap [-p] [-d ID] [FILE]          PNG from the driver's Screenshot with -p or a
