@@ -182,11 +182,12 @@ type Device struct {
 	ctx  context.Context
 	fs   *fsys
 
-	mu       sync.Mutex // guards settings, abstract, pin and displays
-	settings map[string]string
-	abstract map[string]*abstractListener
-	pin      []byte       // digits typed on the lock screen
-	displays map[int]bool // background displays made through CreateDisplay
+	mu        sync.Mutex // guards settings, abstract, pin, displays and installed
+	settings  map[string]string
+	abstract  map[string]*abstractListener
+	pin       []byte          // digits typed on the lock screen
+	displays  map[int]bool    // background displays made through CreateDisplay
+	installed map[string]bool // packages pm install added (install.go)
 
 	uiAutomation atomic.Bool // a uiautomator dump holds the phone's UiAutomation
 }

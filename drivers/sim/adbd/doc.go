@@ -57,6 +57,9 @@
 //	am force-stop PKG;  am broadcast …    (no receivers: "Broadcast completed: result=0")
 //	monkey -p PKG -c android.intent.category.LAUNCHER 1
 //	pm list packages [-3|-s] [FILTER] | list features | path PKG | clear PKG
+//	pm install [FLAGS] FILE | -S SIZE (stdin); cmd package install …; pm uninstall PKG
+//	                                       (the package read from the APK's binary
+//	                                       manifest, listed until uninstalled; never run)
 //	cmd package resolve-activity --brief PKG | has-feature NAME | list packages …
 //	cmd clipboard get text                 the driver's clipboard, when it keeps one
 //	run-as PKG …                           fails as on a user build: "package not
@@ -97,7 +100,7 @@
 // # What is not emulated
 //
 // No pty (uiautomator dump /dev/tty works on every service), no reverse
-// forwarding, no install (abb_exec, cmd package install), no logcat, no
+// forwarding, no abb_exec, no logcat, no
 // root/remount/reboot/tcpip services, no jdwp. Apps have no
 // real activities: every app reports PKG/.MainActivity.
 package adbd

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -508,6 +509,11 @@ func (d *Device) apps(ctx context.Context) ([]sdk.App, error) {
 		{ID: "android", System: true}, {ID: "com.android.shell", System: true},
 		{ID: "com.android.systemui", System: true}, {ID: "com.google.android.apps.nexuslauncher", System: true},
 	}
+	d.mu.Lock()
+	for _, pkg := range slices.Sorted(maps.Keys(d.installed)) {
+		apps = append(apps, sdk.App{ID: pkg})
+	}
+	d.mu.Unlock()
 	l, ok := d.cfg.Driver.(sdk.AppLister)
 	if !ok {
 		return apps, nil
@@ -710,6 +716,10 @@ func cmdPm(sh *shell, args []string, io3 stdio) int {
 		}
 		fmt.Fprintf(io3.out, "package:/data/app/%s-1/base.apk\n", args[1])
 		return 0
+	case args[0] == "install":
+		return sh.pmInstall(args[1:], io3)
+	case args[0] == "uninstall" && len(args) > 1:
+		return sh.uninstall(args[len(args)-1], io3)
 	case args[0] == "clear" && len(args) > 1:
 		fmt.Fprintln(io3.out, "Success")
 		return 0
