@@ -25,6 +25,7 @@ run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 run -bench ConsoleMirror -benchtime 20x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/android/
+run -bench 'OneRead' -benchtime 1x ./gateway/agent/
 run -bench 'Driver|WDA' -benchtime 300x ./drivers/ios/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/ios/
 run -bench 'FrameLatency|Throughput|Records' -benchtime 2000x ./drivers/ios/video/
@@ -57,6 +58,13 @@ done
 for c in observe key; do
   ratio "phone_$c: gateway overhead, median" "$(metric "BenchmarkGatewayOverhead/$c/paced-2" us-p50-overhead)" 2000 µs
   ratio "phone_$c: gateway overhead, p99" "$(metric "BenchmarkGatewayOverhead/$c/paced-2" us-p99-overhead)" 10000 µs
+done
+ratio "phone profile: a tap's answer / one dump (issue 17)" "$(metric BenchmarkOneRead/phone-2 tap-answer/dump)" 1.3 x
+ratio "phone profile: a task's first read / one dump" "$(metric BenchmarkOneRead/phone-2 first/dump)" 1 x
+for prof in fast phone; do
+  printf '  %-6s profile (no target): dump %s ms; tap answer %s ms with the idle signal, %s ms reading until two match; first read %s ms\n' "$prof" \
+    "$(metric "BenchmarkOneRead/$prof-2" ms-dump)" "$(metric "BenchmarkOneRead/$prof-2" ms-tap-answer)" \
+    "$(metric "BenchmarkOneRead/$prof-2" ms-tap-answer-poll)" "$(metric "BenchmarkOneRead/$prof-2" ms-first)"
 done
 ratio "screen text / raw XML, largest of the XML dumps" "$(largest '^BenchmarkSizes/.*[.]xml-2$' text/raw)" 0.1 x
 ratio "screen text / flat JSON, largest of all screens" "$(largest '^BenchmarkSizes/' text/json)" 0.333 x

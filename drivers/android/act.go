@@ -28,6 +28,9 @@ func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActR
 	if err != nil {
 		return sdk.ActResult{}, err
 	}
+	// The action's effect starts once it reached the phone: WaitIdle
+	// counts its quiet period from here at the earliest.
+	defer p.acted.now()
 	if a.DisplayID != 0 {
 		ds, err := d.display(p, a.DisplayID)
 		if err != nil {

@@ -57,6 +57,16 @@
 // (sdk.ErrUnsupported otherwise). Opening a URL on a background display is
 // sdk.ErrUnsupported.
 //
+// # Idle
+//
+// WaitIdle watches the phone's video: scrcpy's server sends a frame only
+// when the screen changes, and every session's video is always read (see
+// pump), so the screen is idle once no session of the phone (display 0's
+// and its background displays') had a frame for a quiet period (idle.go
+// says why 300 ms) after the driver's last action. The gateway then reads
+// the screen once. Without a scrcpy server it compares two screencaps in a
+// row, which costs less than the two dumps the gateway would read.
+//
 // # Faults
 //
 // When the adb server goes away, WatchDevices reports its phones offline and
@@ -106,7 +116,11 @@ type Config struct {
 	Scrcpy ScrcpyServer
 	// NoScrcpy says why there is none, for the log and the devices' state.
 	NoScrcpy error
-	Logger   *slog.Logger
+	// IdleQuiet is how long the video must stay quiet for WaitIdle to say
+	// the screen is idle; zero is 300 ms (idle.go says why). Tests on a
+	// loaded machine, whose virtual phone draws its frames slowly, lengthen it.
+	IdleQuiet time.Duration
+	Logger    *slog.Logger
 }
 
 // Driver drives the Android phones an adb server knows.
@@ -136,6 +150,8 @@ type phone struct {
 	// client at a time, so an agent's read and the recorder's would fail
 	// each other ("already registered").
 	readMu sync.Mutex
+
+	acted stamp // when the driver's last action on the phone returned (WaitIdle)
 
 	creating sync.Mutex       // one CreateDisplay at a time
 	dispMu   sync.Mutex       // guards displays

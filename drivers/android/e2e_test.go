@@ -35,6 +35,7 @@ type rig struct {
 	env     []string // the adb command's environment
 	home    string   // the adb command's $HOME (its key)
 	scrcpy  ScrcpyServer
+	quiet   time.Duration // the driver's Config.IdleQuiet; zero is its default
 }
 
 // freePort returns a TCP port nothing listens on now.
@@ -52,8 +53,14 @@ func freePort(t testing.TB) int {
 // connects them.
 func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 	t.Helper()
+	return newRigOn(t, simtest.New(t), opts...)
+}
+
+// newRigOn is newRig with the virtual phones of s.
+func newRigOn(t testing.TB, s *sim.Driver, opts ...func(*adbd.Config)) *rig {
+	t.Helper()
 	adbPath := testdep.Need(t, "adb")
-	r := &rig{adbPort: freePort(t), sim: simtest.New(t)}
+	r := &rig{adbPort: freePort(t), sim: s}
 	home := t.TempDir() // adb keeps its key in $HOME/.android
 	r.home = home
 	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))
@@ -103,7 +110,7 @@ func (r *rig) adb(t testing.TB, args ...string) string {
 // driver returns the Android driver on the rig's adb server.
 func (r *rig) driver(t testing.TB) *Driver {
 	t.Helper()
-	d, err := New(Config{ADB: adb.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.adbPort), NoStart: true}, Scrcpy: r.scrcpy})
+	d, err := New(Config{ADB: adb.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.adbPort), NoStart: true}, Scrcpy: r.scrcpy, IdleQuiet: r.quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,8 @@ type session struct {
 	maxSize int           // the video's longer side asked of the server; 0 is the screen's
 	log     serverLog     // what the server prints, line by line
 
+	lastFrame stamp // when the last video frame came (WaitIdle)
+
 	mu       sync.Mutex
 	sink     func(sdk.VideoPacket) error // the stream watching, or nil
 	sinkErr  chan error                  // gets what ended the watch
@@ -341,6 +343,8 @@ func (s *session) pump() {
 		if pk.Config {
 			c := pk
 			s.config = &c
+		} else {
+			s.lastFrame.now() // the screen changed (scrcpy sends frames only then)
 		}
 		if pk.KeyFrame && s.config != nil {
 			for _, w := range s.keyWait {

@@ -320,7 +320,15 @@ func (s *Session) unlocked(ctx context.Context, c *call, view *screen.View) (*sc
 }
 
 // settle waits until the screen stops changing, up to SettleCap: the
-// driver's idle signal when it has one, else reads until two match.
+// driver's idle signal when it has one, then one read (the signal already
+// says the screen stands still: a second read would only repeat it); else
+// reads until two match.
+//
+// The signal serves a task on a background display too. The contract's
+// WaitIdle names no display, so a driver waits until none of the phone's
+// displays changes (the sim's and the Android driver's do): the person's
+// use of display 0 can keep a background task's wait to its cap, which
+// still costs one read, where the two-read loop costs two at the least.
 func (s *Session) settle(ctx context.Context, c *call, progress Progress) (*screen.View, bool, error) {
 	drv, p, device := c.drv, c.p, c.device
 	cap := s.m.cfg.SettleCap
@@ -329,7 +337,7 @@ func (s *Session) settle(ctx context.Context, c *call, progress Progress) (*scre
 		progress(0, cap.Seconds(), "waiting for the screen to settle")
 	}
 	display := s.m.displayOf(p)
-	if display == 0 && s.m.serves(p, sdk.CapWaitIdle) {
+	if s.m.serves(p, sdk.CapWaitIdle) {
 		idle, err := drv.WaitIdle(ctx, device, cap)
 		if err == nil {
 			v, err := s.read(ctx, drv, p, device)
