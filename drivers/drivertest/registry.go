@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/load"
 )
 
 // Case is one check of the suite.
@@ -53,6 +54,9 @@ type suite struct {
 }
 
 func newSuite(drv *sdk.Client, opts Options) *suite {
+	if opts.Slack == 0 { // the machine's load, read once for the whole run
+		opts.Slack = load.Factor()
+	}
 	return &suite{drv: drv, opts: opts}
 }
 

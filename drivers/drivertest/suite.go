@@ -84,11 +84,14 @@ type Config struct {
 	Options
 }
 
+// caseTimeout bounds a case: CaseTimeout, else 30 s, times the slack
+// (a case that only ends by it hangs; a busy machine is not a hang).
 func (o Options) caseTimeout() time.Duration {
+	d := 30 * time.Second
 	if o.CaseTimeout > 0 {
-		return o.CaseTimeout
+		d = o.CaseTimeout
 	}
-	return 30 * time.Second
+	return o.within(d)
 }
 
 func (o Options) syncTimeout() time.Duration {

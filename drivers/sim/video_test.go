@@ -55,9 +55,9 @@ func (r *videoRecorder) counts() (frames, keys int) {
 
 func (r *videoRecorder) waitFor(t *testing.T, what string, ok func(frames, keys int) bool) {
 	t.Helper()
-	if !testkit.Poll(3*time.Second, func() bool { return ok(r.counts()) }) {
+	if limit := testkit.Scaled(3 * time.Second); !testkit.Poll(limit, func() bool { return ok(r.counts()) }) {
 		f, k := r.counts()
-		t.Fatalf("waiting for %s: %d frames, %d key frames after 3s", what, f, k)
+		t.Fatalf("waiting for %s: %d frames, %d key frames after %v", what, f, k, limit)
 	}
 }
 

@@ -58,17 +58,17 @@ func poll(limit time.Duration, cond func() bool, pause func() time.Duration) boo
 }
 
 // Slack is how many times longer than a promise a test on this machine
-// gives a real process to keep it: 1, or 4 under the race detector, and
-// more on a busy machine: the load average over the cores, when the
-// machine has more work than cores (a CI runner beside other jobs, or
-// stress-ng beside make test), so that a busy host is not taken for a
-// slow program.
+// gives a real process to keep it: 1, or 4 under the race detector, times
+// the machine's load when it has more work than cores (the load average
+// over the cores: a CI runner beside other jobs, or stress-ng beside make
+// test), so that a busy host is not taken for a slow program. The two
+// compound: the race detector slows the code, the load shares the cores.
 func Slack() float64 {
 	s := 1.0
 	if Race {
 		s = 4
 	}
-	return max(s, load.Factor())
+	return s * load.Factor()
 }
 
 // Scaled is d times Slack: a deadline a test gives a real process on

@@ -185,6 +185,10 @@ type keyEveryStreamer interface {
 // RESET_VIDEO restarts the encoder as SurfaceEncoder does: the stream
 // starts again (4.x: a session packet), with a config packet and a key
 // frame; timestamps go on from where they were.
+// busyWait is how long a new server waits for a display an old stream
+// still holds.
+const busyWait = 5 * time.Second
+
 func (s *session) streamVideo(ctx context.Context) error {
 	v4 := s.o.version.Major >= 4
 	be := binary.BigEndian
@@ -193,6 +197,25 @@ func (s *session) streamVideo(ctx context.Context) error {
 	if k, ok := s.streamer.(keyEveryStreamer); ok {
 		stream = func(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
 			return k.StreamVideoKeyEvery(ctx, req, iFrameInterval, send)
+		}
+	}
+	// A real phone lets a new server capture a display at once; the sim
+	// holds a display for one stream, and the stream of a server that just
+	// died (the driver starts another at once) may not have let go yet on
+	// a busy machine: wait for it a while, as for the old process to end.
+	once := stream
+	stream = func(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+		deadline := time.Now().Add(busyWait)
+		for {
+			err := once(ctx, req, send)
+			if !errors.Is(err, sdk.ErrBusy) || time.Now().After(deadline) {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
 		}
 	}
 	began := time.Now()
