@@ -76,6 +76,8 @@ func TestEveryToolOverStdio(t *testing.T) {
 	h.Fails("phone_scroll", with("direction", "sideways"), "invalid_argument")
 	h.OK(call("phone_swipe"), with("from", map[string]any{"x": 500, "y": 1500}, "to", map[string]any{"x": 500, "y": 900}), "")
 	h.Fails("phone_swipe", with("from", map[string]any{"x": 500, "y": 1500}), "invalid_argument")
+	h.OK(call("phone_pinch"), with("scale_percent", 150), "")
+	h.Fails("phone_pinch", with("scale_percent", 100), "invalid_argument")
 	h.OK(call("phone_wait_for"), with("text", "1 notification", "timeout_ms", 2000), "")
 	h.Fails("phone_wait_for", with("text", "Never shown", "timeout_ms", 300), "timeout")
 	h.OK(call("phone_notifications"), d, "Ben")

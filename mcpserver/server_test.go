@@ -94,8 +94,8 @@ func TestToolsList(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("tools (-want +got):\n%s", diff)
 			}
-			if !readOnly && len(got) != 21 {
-				t.Errorf("got %d tools; want 21", len(got))
+			if !readOnly && len(got) != 22 {
+				t.Errorf("got %d tools; want 22", len(got))
 			}
 			if readOnly {
 				wantRO := []string{"phone_apps", "phone_connect", "phone_list", "phone_notifications", "phone_observe", "phone_release", "phone_wait_for"}

@@ -64,6 +64,7 @@ func AllTools() []Tool {
 		PhoneTap(),
 		PhoneLongPress(),
 		PhoneSwipe(),
+		PhonePinch(),
 		PhoneScroll(),
 		PhoneType(),
 		PhoneKey(),

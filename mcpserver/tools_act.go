@@ -140,6 +140,32 @@ func (a swipeArgs) action() (string, agent.Action, error) {
 	return a.Device, agent.Action{Kind: "swipe", Target: from, To: to, Duration: time.Duration(a.DurationMS) * time.Millisecond}, nil
 }
 
+// PhonePinch zooms in or out with two fingers.
+func PhonePinch() Tool {
+	return actTool[pinchArgs](toolSpec{
+		name:  agent.ToolPinch,
+		title: "Pinch",
+		desc:  "Zoom in or out with two fingers (a map, a photo) around the element named by ref, text, or x,y; absent, the screen's centre.",
+	})
+}
+
+// pinchArgs are phone_pinch's arguments.
+type pinchArgs struct {
+	onDevice
+	ScalePercent int `json:"scale_percent" desc:"Finger spread at the end, in percent of the start: 200 zooms in 2x, 50 zooms out." check:"required,range=10..1000"`
+	aim          `what:"element to zoom"`
+	DurationMS   int `json:"duration_ms" desc:"In ms; absent: the driver's default." check:"range=0..{maxPressMillis}"`
+	approvalArg
+}
+
+func (a pinchArgs) action() (string, agent.Action, error) {
+	if a.ScalePercent == 100 {
+		return "", agent.Action{}, badArg("scale_percent", "must not be 100, which zooms nothing: above 100 zooms in, below zooms out")
+	}
+	t, _, err := a.target("", "text", false)
+	return a.Device, agent.Action{Kind: "pinch", Target: t, Scale: a.ScalePercent * 10, Duration: time.Duration(a.DurationMS) * time.Millisecond}, err
+}
+
 // PhoneScroll scrolls the screen or a container.
 func PhoneScroll() Tool {
 	return actTool[scrollArgs](toolSpec{

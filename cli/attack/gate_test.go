@@ -141,6 +141,7 @@ func TestEveryInputPathAsks(t *testing.T) {
 		{"long press on Send by coordinates", "phone_long_press", at(send)},
 		{"swipe starting on Send", "phone_swipe", with("from", map[string]any{"text": "Send"}, "to", map[string]any{"x": 10, "y": 1200})},
 		{"swipe ending on Send", "phone_swipe", with("from", map[string]any{"x": 540, "y": 1200}, "to", map[string]any{"text": "Send"})},
+		{"pinch on Send", "phone_pinch", with("text", "Send", "scale_percent", 200)},
 		{"tap on the keyboard's enter key", "phone_tap", at(enter)},
 		{"long press on the keyboard's enter key", "phone_long_press", at(enter)},
 		{"typing aimed at the keyboard's enter key", "phone_type", at(enter, "text", " too")},
@@ -257,6 +258,7 @@ func TestBlockedAppIsNotOperatedBlind(t *testing.T) {
 		{"phone_long_press", at(user)},
 		{"phone_swipe", with("from", map[string]any{"x": 540, "y": 600}, "to", map[string]any{"x": 540, "y": 1800})},
 		{"phone_scroll", with("direction", "down")},
+		{"phone_pinch", with("scale_percent", 200)},
 		{"phone_key", with("key", "enter")},
 		{"phone_open_url", with("url", "https://example.com/")},
 	} {

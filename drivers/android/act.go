@@ -120,7 +120,7 @@ func (d *Driver) lost(ctx context.Context, p *phone, s *session, err error) erro
 func (d *Driver) inject(ctx context.Context, s *session, a sdk.Action) error {
 	c := s.c
 	switch a.Kind {
-	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe:
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe, sdk.ActPinch:
 		if err := s.onScreen(a.Point); err != nil {
 			return err
 		}
@@ -164,6 +164,19 @@ func (d *Driver) inject(ctx context.Context, s *session, a sdk.Action) error {
 			return err
 		}
 		return c.Swipe(ctx, from, to, 300*time.Millisecond)
+	case sdk.ActPinch:
+		w, h := s.screen()
+		f := sdk.Pinch(a.Point, a.Scale, w, h)
+		var from, to [2]sdk.Point
+		for i := range 2 {
+			from[i].X, from[i].Y = pt(f.Start[i])
+			to[i].X, to[i].Y = pt(f.End[i])
+		}
+		dur := a.Duration
+		if dur == 0 {
+			dur = 400 * time.Millisecond
+		}
+		return c.Pinch(ctx, from, to, dur)
 	case sdk.ActKey:
 		code, ok := scrcpy.Keycode(a.Key)
 		if !ok {
@@ -292,6 +305,8 @@ func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
 		cmd = strings.Join(parts, "; ")
 	case sdk.ActScroll:
 		return sdk.Errorf(sdk.ErrUnsupported, "scroll needs the scrcpy server on this computer")
+	case sdk.ActPinch:
+		return sdk.Errorf(sdk.ErrUnsupported, "a pinch needs two fingers, which only the scrcpy server on this computer can put down (adb shell input has one)")
 	default:
 		return sdk.Invalid("action %q", a.Kind)
 	}
@@ -434,3 +449,8 @@ func lockState(ctx context.Context, dev *adb.Device) (Lock, error) {
 	}
 	return l, nil
 }
+
+// Pinches reports that Act serves the pinch action: two fingers through
+// scrcpy's touch injection. A phone the scrcpy server cannot reach answers
+// a pinch with ErrUnsupported, as SPEC.md allows for one device.
+func (d *Driver) Pinches() bool { return true }

@@ -27,6 +27,7 @@ var actCases = []Case{
 	{Name: "act-bad-arguments", NeedsDevice: true, Doc: "actions with a field outside its limits (durations, amount, text, key, app id, URL) answer INVALID_ARGUMENT", run: checkActBadArguments},
 	{Name: "act-tap-effect", NeedsDevice: true, Doc: "a tap on a clickable element changes the screen, or the driver says what it did", run: checkActTapEffect},
 	{Name: "act-launch-unknown-app", NeedsDevice: true, Doc: "launching an app that is not installed answers NOT_FOUND (APP_NOT_FOUND)", run: checkLaunchUnknownApp},
+	{Name: "act-pinch", NeedsDevice: true, Doc: "with pinch declared, a pinch spreading two fingers at a quiet point is done, and a centre outside the screen or a scale outside its limits answers INVALID_ARGUMENT; without it, a pinch answers UNSUPPORTED (INVALID_ARGUMENT from a driver older than the field)", run: checkActPinch},
 	{Name: "input-tap", Capability: sdk.CapInput, NeedsDevice: true, Doc: "Input applies a tap as DOWN and UP; a point outside the screen answers INVALID_ARGUMENT", run: checkInputTap},
 	{Name: "wait-idle", Capability: sdk.CapWaitIdle, NeedsDevice: true, Doc: "WaitIdle returns within its timeout; a timeout of 0 answers INVALID_ARGUMENT", run: checkWaitIdle},
 }
@@ -91,6 +92,57 @@ func checkActBadArguments(t T, s *suite) {
 	for _, tt := range tests {
 		_, err := s.drv.Act(ctx, dev, tt.a)
 		wantErr(t, fmt.Sprintf("Act(%s) on device %q", tt.what, dev), err, sdk.ErrInvalidArgument)
+	}
+}
+
+func checkActPinch(t T, s *suite) {
+	if !s.getInfo(t).Has(sdk.CapPinch) {
+		checkActPinchUndeclared(t, s)
+		return
+	}
+	ctx := s.ctx(t)
+	dev := s.deviceID(t)
+	sc := s.ready(t, ctx)
+	// Spreading fingers (zoom in) at a point outside every control, because
+	// bringing them together opens the home screen's editor on some launchers.
+	p := quietPoint(sc)
+	a := sdk.Action{Kind: sdk.ActPinch, Point: p, Scale: 1500, Duration: 300 * time.Millisecond}
+	res, err := s.drv.Act(ctx, dev, a)
+	if err != nil {
+		t.Errorf("Act(pinch) of 1500‰ at %v on the %dx%d screen of device %q: got %s; want it done", p, sc.Width, sc.Height, dev, errText(err))
+	} else if res.Detail != "" {
+		t.Logf("Act(pinch) at %v: the driver says %q", p, res.Detail)
+	}
+	in := sdk.Point{X: sc.Width / 2, Y: sc.Height / 2}
+	tests := []struct {
+		what string
+		a    sdk.Action
+	}{
+		{"with the centre left of the screen", sdk.Action{Kind: sdk.ActPinch, Point: sdk.Point{X: -1, Y: in.Y}, Scale: 2000}},
+		{"with the centre below the screen", sdk.Action{Kind: sdk.ActPinch, Point: sdk.Point{X: in.X, Y: sc.Height}, Scale: 2000}},
+		{"with the centre right of the screen", sdk.Action{Kind: sdk.ActPinch, Point: sdk.Point{X: sc.Width, Y: in.Y}, Scale: 500}},
+		{"of scale 0", sdk.Action{Kind: sdk.ActPinch, Point: in}},
+		{"of scale 1000", sdk.Action{Kind: sdk.ActPinch, Point: in, Scale: 1000}},
+		{"of scale 99", sdk.Action{Kind: sdk.ActPinch, Point: in, Scale: 99}},
+		{"of scale 10001", sdk.Action{Kind: sdk.ActPinch, Point: in, Scale: 10001}},
+		{"of 10001 ms", sdk.Action{Kind: sdk.ActPinch, Point: in, Scale: 2000, Duration: 10001 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		_, err := s.drv.Act(ctx, dev, tt.a)
+		wantErr(t, fmt.Sprintf("Act(pinch) %s on the %dx%d screen of device %q", tt.what, sc.Width, sc.Height, dev), err, sdk.ErrInvalidArgument)
+	}
+}
+
+// checkActPinchUndeclared checks that a driver that does not declare pinch
+// refuses one, with the code that says nothing reached the phone.
+func checkActPinchUndeclared(t T, s *suite) {
+	ctx := s.ctx(t)
+	dev := s.deviceID(t)
+	sc := s.ready(t, ctx)
+	p := quietPoint(sc)
+	_, err := s.drv.Act(ctx, dev, sdk.Action{Kind: sdk.ActPinch, Point: p, Scale: 1500})
+	if !errors.Is(err, sdk.ErrUnsupported) && !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Errorf("Act(pinch) at %v on device %q, which does not declare %q: got %s; want UNSUPPORTED (gRPC UNIMPLEMENTED)", p, dev, sdk.CapPinch, errText(err))
 	}
 }
 

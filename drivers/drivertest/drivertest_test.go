@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/internal/testkit"
@@ -91,6 +93,7 @@ func TestCheckBroken(t *testing.T) {
 		{"remove-display-strict", "displays", "RemoveDisplay(1) #2"},
 		{"delete-keeps", "files-delete", "DeleteFile"},
 		{"notes-oldest-first", "notifications-list", "want newest first"},
+		{"pinch-off-screen", "act-pinch", "centre right of the screen"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bug+"/"+tt.failing, func(t *testing.T) {
@@ -326,5 +329,59 @@ func TestCLIT(t *testing.T) {
 	}
 	if got := len(order); got != 2 || order[0] != 2 || order[1] != 1 {
 		t.Errorf("cleanup order: got %v; want [2 1]", order)
+	}
+}
+
+// actsOnAnything answers every Act with success, as a driver in another
+// language that ignores what it cannot read might.
+type actsOnAnything struct {
+	pb.DriverServiceServer
+}
+
+func (actsOnAnything) Act(context.Context, *pb.ActRequest) (*pb.ActResponse, error) {
+	return &pb.ActResponse{}, nil
+}
+
+// predatesPinch answers a pinch as a driver built before the field: the
+// request carries no action it knows.
+type predatesPinch struct {
+	pb.DriverServiceServer
+}
+
+func (p predatesPinch) Act(ctx context.Context, r *pb.ActRequest) (*pb.ActResponse, error) {
+	if r.GetPinch() != nil {
+		return nil, status.Error(codes.InvalidArgument, "the request carries no action")
+	}
+	return p.DriverServiceServer.Act(ctx, r)
+}
+
+// hidesPinch is the fake declaring no pinch.
+type hidesPinch struct{ *fake }
+
+func (hidesPinch) Pinches() bool { return false }
+
+func TestCheckPinchUndeclared(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *sdk.Client
+		want Status
+	}{
+		{"refused by the SDK", rawClient(t, sdk.NewServer(hidesPinch{newFake("")})), Pass},
+		{"refused by an older driver", rawClient(t, predatesPinch{sdk.NewServer(hidesPinch{newFake("")})}), Pass},
+		{"done although undeclared", rawClient(t, actsOnAnything{sdk.NewServer(hidesPinch{newFake("")})}), Fail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := quick
+			opts.Run = "^act-pinch$"
+			var out bytes.Buffer
+			sum, err := Check(context.Background(), tt.c, opts, &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := resultOf(t, sum, "act-pinch"); r.Status != tt.want {
+				t.Errorf("case act-pinch: got %s %q; want %s. Report:\n%s", r.Status, r.Messages, tt.want, out.String())
+			}
+		})
 	}
 }

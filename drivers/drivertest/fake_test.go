@@ -63,6 +63,9 @@ var (
 	_ sdk.Displayer     = (*fake)(nil)
 )
 
+// Pinches declares the pinch action.
+func (f *fake) Pinches() bool { return true }
+
 func (f *fake) dev(id string) error {
 	if id == fakeID {
 		return nil
@@ -237,6 +240,10 @@ func (f *fake) Act(_ context.Context, id string, a sdk.Action) (sdk.ActResult, e
 		}
 		if a.AppID != "com.example.fake" {
 			return sdk.ActResult{}, sdk.Errorf(sdk.ErrAppNotFound, "app %q", a.AppID)
+		}
+	case sdk.ActPinch:
+		if (!inside(a.Point) && f.bug != "pinch-off-screen") || a.Scale < 100 || a.Scale > 10000 || a.Scale == 1000 {
+			return sdk.ActResult{}, sdk.Invalid("bad pinch")
 		}
 	case sdk.ActOpenURL:
 		if u, err := url.Parse(a.URL); err != nil || !u.IsAbs() || len(a.URL) > 8192 {

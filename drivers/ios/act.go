@@ -33,7 +33,7 @@ func (d *Driver) Act(ctx context.Context, deviceID string, a sdk.Action) (sdk.Ac
 func (p *phone) act(ctx context.Context, scale float64, a sdk.Action) error {
 	pt := func(q sdk.Point) (float64, float64) { return float64(q.X) / scale, float64(q.Y) / scale }
 	switch a.Kind {
-	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe:
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe, sdk.ActPinch:
 		if err := p.onScreen(a.Point, scale); err != nil {
 			return err
 		}
@@ -63,6 +63,19 @@ func (p *phone) act(ctx context.Context, scale float64, a sdk.Action) error {
 			dur = 300 * time.Millisecond
 		}
 		return p.wda.Swipe(ctx, x1, y1, x2, y2, dur)
+	case sdk.ActPinch:
+		w, h := p.screenSize(scale)
+		f := sdk.Pinch(a.Point, a.Scale, w, h)
+		var from, to [2][2]float64
+		for i := range 2 {
+			from[i][0], from[i][1] = pt(f.Start[i])
+			to[i][0], to[i][1] = pt(f.End[i])
+		}
+		dur := a.Duration
+		if dur == 0 {
+			dur = 500 * time.Millisecond
+		}
+		return p.wda.Pinch(ctx, from, to, dur)
 	case sdk.ActScroll:
 		x1, y1, x2, y2, err := p.scrollLine(a, scale)
 		if err != nil {
@@ -87,16 +100,23 @@ func (p *phone) act(ctx context.Context, scale float64, a sdk.Action) error {
 // onScreen checks that q, in pixels, is on the screen as last read (or,
 // before any read, as WDA gives its size).
 func (p *phone) onScreen(q sdk.Point, scale float64) error {
-	p.mu.Lock()
-	w, h := p.shown[0], p.shown[1]
-	if w == 0 || h == 0 {
-		w, h = int(math.Round(p.size[0]*scale)), int(math.Round(p.size[1]*scale))
-	}
-	p.mu.Unlock()
+	w, h := p.screenSize(scale)
 	if q.X < 0 || q.Y < 0 || q.X >= w || q.Y >= h {
 		return sdk.Invalid("point (%d,%d) is off the %dx%d screen", q.X, q.Y, w, h)
 	}
 	return nil
+}
+
+// screenSize is the screen in the pixels agents see: as last shown, else
+// WDA's size in points times scale.
+func (p *phone) screenSize(scale float64) (w, h int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, h = p.shown[0], p.shown[1]
+	if w == 0 || h == 0 {
+		w, h = int(math.Round(p.size[0]*scale)), int(math.Round(p.size[1]*scale))
+	}
+	return w, h
 }
 
 // scrollLine is the finger's path, in points, for a scroll: a scroll down

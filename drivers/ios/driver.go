@@ -140,6 +140,10 @@ func (d *Driver) Info(context.Context) (sdk.Info, error) {
 // LockEvents implements sdk.LockEventer: each probe reads the lock state.
 func (d *Driver) LockEvents() bool { return true }
 
+// Pinches reports that Act serves the pinch action, as two W3C touch
+// pointers played together by WebDriverAgent.
+func (d *Driver) Pinches() bool { return true }
+
 // fileStamp tells whether the phone list changed since it was last read.
 type fileStamp struct {
 	mod  time.Time

@@ -3,6 +3,8 @@ package ios
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"image/jpeg"
 	"io"
 	"log/slog"
@@ -616,5 +618,52 @@ func TestVideoWaitsForBroadcast(t *testing.T) {
 	}
 	if !first[0].Config || !first[1].KeyFrame {
 		t.Errorf("first packets: config %v, key frame %v; want a config, then a key frame", first[0].Config, first[1].KeyFrame)
+	}
+}
+
+// TestPinchZooms: a pinch through WebDriverAgent's W3C actions, two
+// touch pointers at once, zooms the Shop's photo on the virtual iPhone; a
+// centre off the screen is refused before WDA sees it.
+func TestPinchZooms(t *testing.T) {
+	r := newRig(t, rigOpt{})
+	d := r.unlocked(t)
+	ctx := context.Background()
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActLaunch, AppID: "com.pinky.sim.shop"}); err != nil {
+		t.Fatal(err)
+	}
+	waitApp(t, r.sim, "com.pinky.sim.shop")
+	sc, err := d.Screen(ctx, phoneID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var photo sdk.Element
+	for _, e := range sc.Elements {
+		if e.ContentDescription == "Wireless headphones photo" || e.Text == "Wireless headphones photo" {
+			photo = e
+		}
+	}
+	if photo.Bounds.Empty() {
+		t.Fatalf("no photo on the Shop's screen:\n%s", texts(sc))
+	}
+	// The fingers are placed in pixels and sent in points, so the scale
+	// the phone sees is within a few percent of the one asked for.
+	for _, step := range []struct{ scale, want int }{{2000, 200}, {1500, 300}, {250, 100}} {
+		if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActPinch, Point: photo.Bounds.Center(), Scale: step.scale, Duration: 200 * time.Millisecond}); err != nil {
+			t.Fatalf("pinch %d‰: %v", step.scale, err)
+		}
+		after, err := d.Screen(ctx, phoneID, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var zoom int
+		for _, e := range after.Elements {
+			fmt.Sscanf(e.Text, "Zoom %d%%", &zoom)
+		}
+		if zoom < step.want*97/100 || zoom > step.want*103/100 {
+			t.Errorf("after a pinch of %d‰: got zoom %d%% (%s); want about %d%%", step.scale, zoom, texts(after), step.want)
+		}
+	}
+	if _, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActPinch, Point: sdk.Point{X: sc.Width, Y: 10}, Scale: 2000}); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Errorf("pinch off the screen: got %v; want ErrInvalidArgument", err)
 	}
 }

@@ -134,6 +134,8 @@ func (f *fake) Unlock(_ context.Context, id, pin string) error {
 
 func (f *fake) LockEvents() bool { return true }
 
+func (f *fake) Pinches() bool { return true }
+
 func (f *fake) WaitIdle(_ context.Context, id string, d time.Duration) (bool, error) {
 	return true, f.record(fmt.Sprintf("idle %s %v", id, d))
 }
@@ -248,7 +250,7 @@ func TestAdapterUnaryCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Capability{CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock, CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications}; !cmp.Equal(info.Capabilities, want) {
+	if want := []Capability{CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock, CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications, CapPinch}; !cmp.Equal(info.Capabilities, want) {
 		t.Errorf("capabilities: got %v; want %v (from the interfaces, not from Info)", info.Capabilities, want)
 	}
 	s, err := c.Screen(ctx, "d1", 2)

@@ -119,6 +119,8 @@ func TestActions(t *testing.T) {
 		{Kind: ActLaunch, AppID: "com.x"},
 		{Kind: ActStop, AppID: "com.x"},
 		{Kind: ActOpenURL, URL: "https://example.com/a?b=c"},
+		{Kind: ActPinch, Point: p, Scale: 2000, Duration: 400 * time.Millisecond},
+		{Kind: ActPinch, Point: q, Scale: 500},
 	} {
 		got, ok := actionFromProto(actionToProto("d1", a))
 		if !ok || !cmp.Equal(got, a) {

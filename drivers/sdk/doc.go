@@ -41,7 +41,8 @@
 // 4. Add what your phones can do beyond that by implementing the optional
 // interfaces: [Inputter] (a person's live input), [Streamer] (video),
 // [FrameCapturer], [Waker], [Unlocker], [LockEventer], [IdleWaiter],
-// [AppLister], [Filer], [Displayer], [NotificationLister]. The SDK advertises exactly the ones you
+// [AppLister], [Filer], [Displayer], [NotificationLister], [Pincher] (the
+// pinch action, two fingers). The SDK advertises exactly the ones you
 // implement; the gateway degrades gracefully without them (it polls for a
 // settled screen when there is no IdleWaiter, for instance).
 //

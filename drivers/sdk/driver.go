@@ -74,6 +74,13 @@ type IdleWaiter interface {
 	WaitIdle(ctx context.Context, deviceID string, timeout time.Duration) (bool, error)
 }
 
+// Pincher marks a driver whose Act serves ActPinch, two fingers moving apart
+// or together (CapPinch). Without it the server adapter refuses a pinch with
+// ErrUnsupported before the driver sees it.
+type Pincher interface {
+	Pinches() bool
+}
+
 // AppLister lists launchable apps (CapApps).
 type AppLister interface {
 	ListApps(ctx context.Context, deviceID string) ([]App, error)
@@ -138,6 +145,9 @@ func Capabilities(d Driver) []Capability {
 	}
 	if _, ok := d.(NotificationLister); ok {
 		caps = append(caps, CapNotifications)
+	}
+	if p, ok := d.(Pincher); ok && p.Pinches() {
+		caps = append(caps, CapPinch)
 	}
 	return caps
 }

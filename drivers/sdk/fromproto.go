@@ -147,6 +147,8 @@ func actionFromProto(r *pb.ActRequest) (Action, bool) {
 		a.Kind, a.AppID = ActStop, x.StopApp.GetAppId()
 	case *pb.ActRequest_OpenUrl:
 		a.Kind, a.URL = ActOpenURL, x.OpenUrl.GetUrl()
+	case *pb.ActRequest_Pinch:
+		a.Kind, a.Point, a.Scale, a.Duration = ActPinch, pointFromProto(x.Pinch.GetCenter()), int(x.Pinch.GetScalePermille()), msDuration(x.Pinch.GetDurationMs())
 	default:
 		return a, false
 	}

@@ -50,6 +50,17 @@ func (c complete) Info(ctx context.Context) (Info, error) {
 	return info, err
 }
 
+// Act refuses a pinch when the driver does not declare CapPinch, as the
+// server adapter does, so an in-process driver behaves like a plugin.
+func (c complete) Act(ctx context.Context, deviceID string, a Action) (ActResult, error) {
+	if a.Kind == ActPinch {
+		if p, ok := c.Driver.(Pincher); !ok || !p.Pinches() {
+			return ActResult{}, cannot("pinch")
+		}
+	}
+	return c.Driver.Act(ctx, deviceID, a)
+}
+
 func (c complete) Input(ctx context.Context, next func() (InputEvent, error)) (int64, error) {
 	if d, ok := c.Driver.(Inputter); ok {
 		return d.Input(ctx, next)

@@ -110,6 +110,9 @@ func (s *server) Act(ctx context.Context, r *pb.ActRequest) (*pb.ActResponse, er
 	if !ok {
 		return nil, toStatus(ctx, Invalid("the request carries no action"))
 	}
+	if a.Kind == ActPinch && !slices.Contains(s.caps, CapPinch) {
+		return nil, unsupported(ctx, "A pinch")
+	}
 	if err := checkAction(a); err != nil {
 		return nil, toStatus(ctx, err)
 	}

@@ -50,7 +50,7 @@ var (
 		CapUnlock: pb.Capability_CAPABILITY_UNLOCK, CapLockEvents: pb.Capability_CAPABILITY_LOCK_EVENTS,
 		CapWaitIdle: pb.Capability_CAPABILITY_WAIT_IDLE, CapApps: pb.Capability_CAPABILITY_APPS,
 		CapFiles: pb.Capability_CAPABILITY_FILES, CapDisplays: pb.Capability_CAPABILITY_DISPLAYS,
-		CapNotifications: pb.Capability_CAPABILITY_NOTIFICATIONS,
+		CapNotifications: pb.Capability_CAPABILITY_NOTIFICATIONS, CapPinch: pb.Capability_CAPABILITY_PINCH,
 	}
 	keyToProto = func() map[Key]pb.Key {
 		m := make(map[Key]pb.Key, len(AllKeys))
@@ -186,6 +186,8 @@ func actionToProto(deviceID string, a Action) *pb.ActRequest {
 		r.Action = &pb.ActRequest_StopApp{StopApp: &pb.StopApp{AppId: a.AppID}}
 	case ActOpenURL:
 		r.Action = &pb.ActRequest_OpenUrl{OpenUrl: &pb.OpenUrl{Url: a.URL}}
+	case ActPinch:
+		r.Action = &pb.ActRequest_Pinch{Pinch: &pb.Pinch{Center: pointToProto(a.Point), ScalePermille: int32(a.Scale), DurationMs: durationMS(a.Duration)}}
 	}
 	return r
 }

@@ -19,12 +19,13 @@ const (
 	CapFiles         Capability = "files"
 	CapDisplays      Capability = "displays"
 	CapNotifications Capability = "notifications"
+	CapPinch         Capability = "pinch"
 )
 
 // AllCapabilities lists every capability in a fixed order.
 var AllCapabilities = []Capability{
 	CapInput, CapVideo, CapFrameCapture, CapWake, CapUnlock,
-	CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications,
+	CapLockEvents, CapWaitIdle, CapApps, CapFiles, CapDisplays, CapNotifications, CapPinch,
 }
 
 // Info describes a driver.
@@ -301,11 +302,12 @@ const (
 	ActLaunch    ActionKind = "launch"
 	ActStop      ActionKind = "stop"
 	ActOpenURL   ActionKind = "open_url"
+	ActPinch     ActionKind = "pinch" // only for a driver that declares CapPinch
 )
 
 // AllActionKinds lists every action kind.
 var AllActionKinds = []ActionKind{
-	ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActScroll, ActType, ActKey, ActLaunch, ActStop, ActOpenURL,
+	ActTap, ActDoubleTap, ActLongPress, ActSwipe, ActScroll, ActType, ActKey, ActLaunch, ActStop, ActOpenURL, ActPinch,
 }
 
 // Action is one thing to do on a phone. Kind says which fields matter:
@@ -318,6 +320,7 @@ var AllActionKinds = []ActionKind{
 //	key:              Key
 //	launch, stop:     AppID
 //	open_url:         URL
+//	pinch:            Point (the centre), Scale (thousandths: above 1000 zooms in), Duration (0: the driver's default)
 type Action struct {
 	Kind      ActionKind
 	DisplayID int
@@ -327,6 +330,7 @@ type Action struct {
 	Direction ScrollDirection
 	HasPoint  bool // for scroll: Point was given
 	Amount    int
+	Scale     int // for pinch: end span over start span, in thousandths
 	Text      string
 	Replace   bool
 	Submit    bool

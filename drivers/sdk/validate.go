@@ -15,6 +15,11 @@ const (
 	maxText     = 4096 // Unicode code points (runes), not bytes or UTF-16 units
 	maxURL      = 8192 // bytes
 	maxAppID    = 256  // bytes
+
+	// MinPinchScale and MaxPinchScale bound a pinch's scale, in thousandths;
+	// 1000 (no zoom) is refused too.
+	MinPinchScale = 100
+	MaxPinchScale = 10000
 )
 
 // checkAction returns ErrInvalidArgument for an action outside SPEC.md 5.5.
@@ -23,6 +28,13 @@ func checkAction(a Action) error {
 	case ActLongPress, ActSwipe:
 		if a.Duration < 0 || a.Duration > maxDuration {
 			return Invalid("%s duration %v: want 0 to %v", a.Kind, a.Duration, maxDuration)
+		}
+	case ActPinch:
+		if a.Scale < MinPinchScale || a.Scale > MaxPinchScale || a.Scale == 1000 {
+			return Invalid("pinch scale %d‰: want %d to %d, not 1000", a.Scale, MinPinchScale, MaxPinchScale)
+		}
+		if a.Duration < 0 || a.Duration > maxDuration {
+			return Invalid("pinch duration %v: want 0 to %v", a.Duration, maxDuration)
 		}
 	case ActScroll:
 		if a.Direction == "" {

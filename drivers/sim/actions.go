@@ -47,6 +47,8 @@ func (ds *display) act(a sdk.Action) (string, error) {
 		return ds.stop(a.AppID)
 	case sdk.ActOpenURL:
 		return ds.openURL(a.URL)
+	case sdk.ActPinch:
+		return ds.pinch(a.Point, a.Scale), nil
 	}
 	return "", sdk.Invalid("action kind %q unknown", a.Kind)
 }
@@ -67,6 +69,13 @@ func (ds *display) checkAction(a sdk.Action) error {
 	case sdk.ActSwipe:
 		if !in(a.Point) || !in(a.To) {
 			return sdk.Invalid("swipe (%d,%d)→(%d,%d) leaves the %dx%d screen", a.Point.X, a.Point.Y, a.To.X, a.To.Y, ds.width, ds.height)
+		}
+	case sdk.ActPinch:
+		if !in(a.Point) {
+			return sdk.Invalid("pinch centre (%d,%d) outside the %dx%d screen", a.Point.X, a.Point.Y, ds.width, ds.height)
+		}
+		if a.Scale < sdk.MinPinchScale || a.Scale > sdk.MaxPinchScale || a.Scale == 1000 {
+			return sdk.Invalid("pinch scale %d: want %d to %d, not 1000", a.Scale, sdk.MinPinchScale, sdk.MaxPinchScale)
 		}
 	case sdk.ActScroll:
 		if a.HasPoint && !in(a.Point) {
@@ -124,6 +133,15 @@ func (ds *display) swipe(from, to sdk.Point) (string, error) {
 		return "nothing to scroll", nil
 	}
 	return ds.scrollBy(n.scroll, -dy)
+}
+
+// pinch zooms the zoomable element under the centre, if there is one.
+func (ds *display) pinch(center sdk.Point, scale int) string {
+	n := ds.view().zoomerAt(center)
+	if n == nil {
+		return "nothing to zoom"
+	}
+	return n.zoom(scale)
 }
 
 func (ds *display) scroll(a sdk.Action) (string, error) {

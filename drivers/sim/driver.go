@@ -132,6 +132,10 @@ func (d *Driver) Info(ctx context.Context) (sdk.Info, error) {
 // LockEvents reports that WatchDevices sends lock and screen changes.
 func (d *Driver) LockEvents() bool { return true }
 
+// Pinches reports that Act serves the pinch action: an element with a zoom
+// variable zooms under it.
+func (d *Driver) Pinches() bool { return true }
+
 // enter applies the fault knobs to a call; deviceID may be empty.
 func (d *Driver) enter(ctx context.Context, call, deviceID string, kind sdk.ActionKind) error {
 	f := d.faults

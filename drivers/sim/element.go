@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -98,7 +99,31 @@ func (ds *display) element(e *entry, in instance) *node {
 	if len(s.OnLongPress) > 0 {
 		n.long = func() (string, error) { return ds.run(e.app, s.OnLongPress, in.locals) }
 	}
+	if s.Zoom != "" {
+		n.zoom = func(scale int) string { return ds.zoomBy(s.Zoom, scale) }
+	}
 	return n
+}
+
+// Limits of an element's zoom, in percent.
+const (
+	minZoom = 100
+	maxZoom = 500
+)
+
+// zoomBy multiplies the zoom held in the variable name by scale thousandths,
+// within minZoom and maxZoom, and says what it did.
+func (ds *display) zoomBy(name string, scale int) string {
+	cur, err := strconv.Atoi(ds.vars[name])
+	if err != nil {
+		cur = minZoom
+	}
+	next := min(max(cur*scale/1000, minZoom), maxZoom)
+	ds.vars[name] = strconv.Itoa(next)
+	if next == cur {
+		return fmt.Sprintf("already at %d%%", cur)
+	}
+	return fmt.Sprintf("zoomed to %d%%", next)
 }
 
 // field binds a text field to its variable: its text, focus, tap and paste.

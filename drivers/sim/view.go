@@ -32,6 +32,7 @@ type node struct {
 	tap    func() (string, error)
 	long   func() (string, error)
 	scroll *scroller
+	zoom   func(scale int) string // for a pinch; scale in thousandths
 }
 
 // scroller moves a scrollable element's content.
@@ -112,6 +113,21 @@ func (v *view) scrollerAt(pt sdk.Point) *node {
 	for i := len(v.layers) - 1; i >= 0; i-- {
 		for j := len(v.layers[i].nodes) - 1; j >= 0; j-- {
 			if n := v.layers[i].nodes[j]; n.scroll != nil && n.el.Bounds.Contains(pt) {
+				return n
+			}
+		}
+		if v.layers[i].modal {
+			return nil
+		}
+	}
+	return nil
+}
+
+// zoomerAt finds the innermost zoomable node containing pt.
+func (v *view) zoomerAt(pt sdk.Point) *node {
+	for i := len(v.layers) - 1; i >= 0; i-- {
+		for j := len(v.layers[i].nodes) - 1; j >= 0; j-- {
+			if n := v.layers[i].nodes[j]; n.zoom != nil && n.el.Visible && n.el.Bounds.Contains(pt) {
 				return n
 			}
 		}

@@ -105,6 +105,7 @@ type ElementSpec struct {
 	OnTap              []*Step        `yaml:"on_tap"`
 	OnLongPress        []*Step        `yaml:"on_long_press"`
 	OnSubmit           []*Step        `yaml:"on_submit"`
+	Zoom               string         `yaml:"zoom"` // the variable holding its zoom in percent, which a pinch changes (100 to 500)
 	Children           []*ElementSpec `yaml:"children"`
 }
 

@@ -62,6 +62,10 @@ func aimAt(view *screen.View, a Action, actions []sdk.Action, target *screen.Nod
 	case sdk.ActSwipe:
 		out.start = touchAt(view, first.Point, target)
 		out.end = touchAt(view, first.To, nil)
+	case sdk.ActPinch:
+		// Two fingers go down around the centre: judged as a touch there,
+		// since a control under it may take the gesture for a tap.
+		out.start = touchAt(view, first.Point, target)
 	case sdk.ActScroll:
 		from := sdk.Point{X: view.Width / 2, Y: view.Height / 2}
 		if first.HasPoint {

@@ -12,6 +12,7 @@ const (
 	ToolTap           = "phone_tap"
 	ToolLongPress     = "phone_long_press"
 	ToolSwipe         = "phone_swipe"
+	ToolPinch         = "phone_pinch"
 	ToolScroll        = "phone_scroll"
 	ToolType          = "phone_type"
 	ToolKey           = "phone_key"

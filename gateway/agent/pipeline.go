@@ -151,6 +151,12 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 				"an approval is open on %s (%s: %s); wait with phone_approval (id %s) before acting again", device, card.Tool, card.Target, card.ID))
 		}
 	}
+	if a.Kind == "pinch" && !s.m.serves(c.p, sdk.CapPinch) {
+		// An older driver would read a pinch as a request with no action:
+		// the capability it declared is the one answer to trust.
+		return refuse(Errorf(CodeUnsupported,
+			"the driver of %s cannot pinch (it has no two-finger gestures); zoom with the app's own controls, such as a zoom button or a double tap", device))
+	}
 	c.p.act.Lock()
 	defer c.p.act.Unlock()
 

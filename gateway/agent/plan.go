@@ -50,6 +50,20 @@ func plan(view *screen.View, a Action) ([]sdk.Action, *screen.Node, error) {
 			return nil, nil, err
 		}
 		return []sdk.Action{{Kind: sdk.ActSwipe, Point: from, To: to, Duration: a.Duration}}, n, nil
+	case "pinch":
+		if a.Scale < sdk.MinPinchScale || a.Scale > sdk.MaxPinchScale || a.Scale == 1000 {
+			return nil, nil, Errorf(CodeInvalidArgument, "scale_percent %d: want 10 to 1000, not 100 (above 100 zooms in, below zooms out)", a.Scale/10)
+		}
+		pt := sdk.Point{X: view.Width / 2, Y: view.Height / 2}
+		n := nodeAt(view, pt)
+		if a.Target != (Target{}) {
+			p, node, err := resolve(view, a.Target, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			pt, n = p, node
+		}
+		return []sdk.Action{{Kind: sdk.ActPinch, Point: pt, Scale: a.Scale, Duration: a.Duration}}, n, nil
 	case "scroll":
 		dir := sdk.ScrollDirection(a.Direction)
 		if !slices.Contains([]sdk.ScrollDirection{sdk.ScrollUp, sdk.ScrollDown, sdk.ScrollLeft, sdk.ScrollRight}, dir) {
@@ -130,6 +144,14 @@ func resolve(view *screen.View, t Target, needed bool) (sdk.Point, *screen.Node,
 	return sdk.Point{}, nil, nil
 }
 
+// nodeAt is the element under p, nil when none.
+func nodeAt(view *screen.View, p sdk.Point) *screen.Node {
+	if n, ok := view.ByPoint(p); ok {
+		return &n
+	}
+	return nil
+}
+
 // focused is the focused element of view (what typing and keys go to),
 // nil when none.
 func focused(view *screen.View) *screen.Node {
@@ -169,7 +191,7 @@ func (a Action) args(device string) map[string]any {
 		t("to_", a.To)
 	}
 	for k, v := range map[string]any{
-		"duration_ms": a.Duration.Milliseconds(), "direction": a.Direction, "until": a.Until, "replace": a.Replace,
+		"duration_ms": a.Duration.Milliseconds(), "scale_percent": int64(a.Scale / 10), "direction": a.Direction, "until": a.Until, "replace": a.Replace,
 		"submit": a.Submit, "key": a.Key, "app": a.App, "url": a.URL,
 	} {
 		switch x := v.(type) {

@@ -69,11 +69,12 @@ type Target struct {
 // history keeps of its arguments (args, in plan.go).
 type Action struct {
 	Tool      string // the tool called: ToolTap, ToolStopApp… (names.go)
-	Kind      string // tap, long_press, swipe, scroll, type, key, launch, stop, open_url
-	Target    Target // tap, long_press; type (optional: the field); scroll (optional: the container)
+	Kind      string // tap, long_press, swipe, pinch, scroll, type, key, launch, stop, open_url
+	Target    Target // tap, long_press; type (optional: the field); scroll (optional: the container); pinch (optional: the centre)
 	To        Target // swipe: where the finger ends; Target is where it starts
 	Duration  time.Duration
 	Direction string // scroll: up, down, left, right
+	Scale     int    // pinch: how far apart the fingers end, in thousandths of the start (above 1000 zooms in)
 	Until     string // scroll: keep scrolling until this text shows (bounded)
 	Text      string // type
 	Replace   bool   // type

@@ -50,7 +50,7 @@ var rank = func() map[Kind]int {
 
 // Action is the action to classify, in the terms of the agent's tools.
 type Action struct {
-	Kind   string       // tap, double_tap, long_press, swipe, scroll, type, key, launch, stop, open_url
+	Kind   string       // tap, double_tap, long_press, swipe, pinch, scroll, type, key, launch, stop, open_url
 	Target *screen.Node // the element acted on, nil when none; for type and key nil means the focused field
 	// End is the element under the point where a swipe or scroll lifts the
 	// finger, nil when none: a release on a control may work it.
@@ -111,6 +111,15 @@ func detect(m *model, ask float64, v *screen.View, a Action) Result {
 		return byURL(a.URL)
 	case "tap", "double_tap", "click", "long_press":
 		return d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
+	case "pinch":
+		// A pinch commits nothing of itself, but two fingers on a control
+		// may work it as a tap does: it is judged as a touch on the element
+		// under its centre.
+		r := d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
+		if r.Kind != "" {
+			r.Evidence = "pinch on " + r.Evidence
+		}
+		return r
 	case "swipe", "scroll":
 		start := d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
 		end := d.touch(a.End, a.EndOnKeyboard, a.EndKeyboardKey)

@@ -173,3 +173,27 @@ func TestContentBindsWhatThePersonSaw(t *testing.T) {
 		}
 	}
 }
+
+// TestPinchIsATouchOnItsCentre: a pinch commits nothing of itself, but is
+// judged as a touch on the element under its centre.
+func TestPinchIsATouchOnItsCentre(t *testing.T) {
+	v := view("com.example", button("Send"), text("Photo"))
+	tests := []struct {
+		name     string
+		a        Action
+		want     Kind
+		evidence string
+	}{
+		{"on a send button", Action{Kind: "pinch", Target: &v.Nodes[0]}, SendMessage, "pinch on"},
+		{"on a text", Action{Kind: "pinch", Target: &v.Nodes[1]}, "", ""},
+		{"on nothing", Action{Kind: "pinch"}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Detect(v, tt.a)
+			if got.Kind != tt.want || !strings.HasPrefix(got.Evidence, tt.evidence) {
+				t.Errorf("got %q (%s); want %q with evidence starting %q", got.Kind, got.Evidence, tt.want, tt.evidence)
+			}
+		})
+	}
+}

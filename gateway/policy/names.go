@@ -32,7 +32,7 @@ func (d Decision) strictness() int {
 // Actions lists the action kinds rules match on: what an agent does.
 var Actions = []string{
 	// Acting.
-	"tap", "long_press", "swipe", "scroll", "type", "key", "launch", "stop",
+	"tap", "long_press", "swipe", "pinch", "scroll", "type", "key", "launch", "stop",
 	"open_url", "files_push", "upload",
 	// Reading.
 	"read", "wait", "apps", "notifications", "files_list", "files_pull",

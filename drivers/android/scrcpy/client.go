@@ -517,6 +517,53 @@ func (c *Client) Swipe(ctx context.Context, from, to sdk.Point, d time.Duration)
 	return c.Touch(MotionUp, PointerGenericFinger, to.X, to.Y)
 }
 
+// PinchPointers are the pointer ids of Pinch's two fingers: the ones
+// scrcpy's own client uses for its pinch, which its server injects as two
+// fingers of one touch screen.
+var PinchPointers = [2]uint64{PointerGenericFinger, PointerVirtualFinger}
+
+// Pinch puts two fingers down at from[0] and from[1], moves both along
+// straight lines to to[0] and to[1] over d at about 60 Hz, and lifts them:
+// the server turns the second DOWN and the first UP into Android's
+// ACTION_POINTER_DOWN and ACTION_POINTER_UP. When ctx ends it lifts both
+// fingers where they are. Points are in video-frame pixels.
+func (c *Client) Pinch(ctx context.Context, from, to [2]sdk.Point, d time.Duration) error {
+	at := from
+	lift := func() error {
+		for i := 1; i >= 0; i-- {
+			if err := c.Touch(MotionUp, PinchPointers[i], at[i].X, at[i].Y); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i := range 2 {
+		if err := c.Touch(MotionDown, PinchPointers[i], from[i].X, from[i].Y); err != nil {
+			return err
+		}
+	}
+	steps := max(1, int(d/swipeRate))
+	t := time.NewTicker(max(d/time.Duration(steps), time.Millisecond))
+	defer t.Stop()
+	for n := 1; n <= steps; n++ {
+		select {
+		case <-ctx.Done():
+			_ = lift()
+			return ctx.Err()
+		case <-c.readDone:
+			return c.deviceErr()
+		case <-t.C:
+		}
+		for i := range 2 {
+			at[i] = sdk.Point{X: from[i].X + (to[i].X-from[i].X)*n/steps, Y: from[i].Y + (to[i].Y-from[i].Y)*n/steps}
+			if err := c.Touch(MotionMove, PinchPointers[i], at[i].X, at[i].Y); err != nil {
+				return err
+			}
+		}
+	}
+	return lift()
+}
+
 // DefaultLongPress is LongPress's hold when d is 0: longer than Android's
 // long-press timeout (400 ms by default).
 const DefaultLongPress = 600 * time.Millisecond

@@ -598,11 +598,11 @@ func TestGestureActions(t *testing.T) {
 	down := map[string]any{"type": "pointerDown", "button": 0.0}
 	up := map[string]any{"type": "pointerUp", "button": 0.0}
 	pause := func(d float64) map[string]any { return map[string]any{"type": "pause", "duration": d} }
+	source := func(id string, steps ...any) any {
+		return map[string]any{"type": "pointer", "id": id, "parameters": map[string]any{"pointerType": "touch"}, "actions": steps}
+	}
 	finger := func(steps ...any) any {
-		return map[string]any{"actions": []any{map[string]any{
-			"type": "pointer", "id": "finger1", "parameters": map[string]any{"pointerType": "touch"},
-			"actions": steps,
-		}}}
+		return map[string]any{"actions": []any{source("finger1", steps...)}}
 	}
 	tests := []struct {
 		name string
@@ -618,6 +618,12 @@ func TestGestureActions(t *testing.T) {
 		}, finger(move(0, 50, 60), down, pause(800), move(1000, 250, 60), up)},
 		{"swipe to the origin", func(c *Client) error { return c.Swipe(context.Background(), 10, 10, 0, 0, 0) },
 			finger(move(0, 10, 10), down, pause(25), move(0, 0, 0), up)},
+		{"pinch", func(c *Client) error {
+			return c.Pinch(context.Background(), [2][2]float64{{90, 300}, {110, 300}}, [2][2]float64{{50, 300}, {150, 300}}, 400*time.Millisecond)
+		}, map[string]any{"actions": []any{
+			source("finger1", move(0, 90, 300), down, pause(25), move(400, 50, 300), up),
+			source("finger2", move(0, 110, 300), down, pause(25), move(400, 150, 300), up),
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

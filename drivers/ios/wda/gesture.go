@@ -18,7 +18,7 @@ func (c *Client) Swipe(ctx context.Context, x1, y1, x2, y2 float64, d time.Durat
 	if d < 0 {
 		return fmt.Errorf("wda: swipe: negative duration %v", d)
 	}
-	return c.actions(ctx, touchPath(x1, y1, x2, y2, swipePause, d), swipePause+d)
+	return c.actions(ctx, swipePause+d, touchPath(x1, y1, x2, y2, swipePause, d))
 }
 
 // Drag presses at (x1, y1), holds for hold so that iOS picks the item up,
@@ -28,13 +28,31 @@ func (c *Client) Drag(ctx context.Context, x1, y1, x2, y2 float64, hold, d time.
 	if d < 0 || hold < 0 {
 		return fmt.Errorf("wda: drag: negative duration (hold %v, move %v)", hold, d)
 	}
-	return c.actions(ctx, touchPath(x1, y1, x2, y2, hold, d), hold+d)
+	return c.actions(ctx, hold+d, touchPath(x1, y1, x2, y2, hold, d))
 }
 
-func (c *Client) actions(ctx context.Context, a pointerActions, d time.Duration) error {
+// Pinch puts two fingers down at from[0] and from[1], pauses briefly, moves
+// them together over d to to[0] and to[1], and lifts them (POST /actions
+// with two touch pointers, which WebDriverAgent plays at the same time).
+// Points are {x, y} in points. Unlike /wda/element/:uuid/pinch it works at
+// any point, not only around an element's centre.
+func (c *Client) Pinch(ctx context.Context, from, to [2][2]float64, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("wda: pinch: negative duration %v", d)
+	}
+	var fingers []pointerActions
+	for i := range 2 {
+		f := touchPath(from[i][0], from[i][1], to[i][0], to[i][1], swipePause, d)
+		f.ID = fmt.Sprintf("finger%d", i+1)
+		fingers = append(fingers, f)
+	}
+	return c.actions(ctx, swipePause+d, fingers...)
+}
+
+func (c *Client) actions(ctx context.Context, d time.Duration, a ...pointerActions) error {
 	body := struct {
 		Actions []pointerActions `json:"actions"`
-	}{[]pointerActions{a}}
+	}{a}
 	return c.post(ctx, request{path: "/actions", session: true, body: body, extra: d})
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -51,10 +52,14 @@ type session struct {
 	pointers map[uint64]*gesture
 }
 
-// gesture is a finger on the screen, in video coordinates.
+// gesture is a finger on the screen, in video coordinates. A finger that
+// goes down while one other is down pairs with it: the two make a pinch,
+// performed when the first of them lifts (the other's lift is then spent).
 type gesture struct {
 	from, at sdk.Point
 	down     time.Time
+	partner  *gesture
+	spent    bool
 }
 
 // accept takes the connections in scrcpy's order (video, audio, control),
@@ -612,7 +617,7 @@ func toScreen(p sdk.Point, vw, vh, sw, sh int) sdk.Point {
 }
 
 // touch follows each finger; when it lifts, the whole gesture becomes one
-// action: a tap, a long press, or a swipe.
+// action: a tap, a long press, or a swipe, or with two fingers a pinch.
 func (s *session) touch(ctx context.Context, m control) {
 	pt, ok := s.position(m.pos)
 	if !ok {
@@ -623,9 +628,14 @@ func (s *session) touch(ctx context.Context, m control) {
 		s.pointers = map[uint64]*gesture{}
 	}
 	g := s.pointers[m.pointerID]
+	var pair [2]gesture // for a pinch: this finger and its partner, copied under mu
 	switch m.action {
 	case motionDown:
-		s.pointers[m.pointerID] = &gesture{from: pt, at: pt, down: time.Now()}
+		n := &gesture{from: pt, at: pt, down: time.Now()}
+		if others := s.downFingers(); len(others) == 1 {
+			n.partner, others[0].partner = others[0], n
+		}
+		s.pointers[m.pointerID] = n
 		g = nil
 	case motionMove:
 		if g != nil {
@@ -633,11 +643,22 @@ func (s *session) touch(ctx context.Context, m control) {
 		}
 		g = nil
 	case motionUp:
-		if g != nil {
+		delete(s.pointers, m.pointerID)
+		switch {
+		case g == nil:
+		case g.spent:
+			g = nil
+		case g.partner != nil:
+			g.at = pt
+			g.partner.spent = true
+			pair = [2]gesture{*g, *g.partner}
+		default:
 			g.at = pt
 		}
-		delete(s.pointers, m.pointerID)
 	default: // motionCancel and the rest: the gesture is dropped
+		if g != nil && g.partner != nil {
+			g.partner.spent = true
+		}
 		delete(s.pointers, m.pointerID)
 		g = nil
 	}
@@ -647,6 +668,10 @@ func (s *session) touch(ctx context.Context, m control) {
 	}
 	sw, sh, ok := s.screenSize(ctx)
 	if !ok {
+		return
+	}
+	if g.partner != nil {
+		s.pinch(ctx, pair, int(m.pos.width), int(m.pos.height), sw, sh)
 		return
 	}
 	from := toScreen(g.from, int(m.pos.width), int(m.pos.height), sw, sh)
@@ -662,6 +687,42 @@ func (s *session) touch(ctx context.Context, m control) {
 	default:
 		s.act(ctx, sdk.Action{Kind: sdk.ActTap, Point: from})
 	}
+}
+
+// downFingers are the fingers down and not yet spent. s.mu is held.
+func (s *session) downFingers() []*gesture {
+	var out []*gesture
+	for _, g := range s.pointers {
+		if !g.spent {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// pinch performs two fingers' gestures as the sim's pinch: centred between
+// where they went down, scaled by how far apart they end over how far apart
+// they began. vw, vh is the video size, sw, sh the screen's.
+func (s *session) pinch(ctx context.Context, pair [2]gesture, vw, vh, sw, sh int) {
+	a0, b0 := toScreen(pair[0].from, vw, vh, sw, sh), toScreen(pair[1].from, vw, vh, sw, sh)
+	a1, b1 := toScreen(pair[0].at, vw, vh, sw, sh), toScreen(pair[1].at, vw, vh, sw, sh)
+	from := math.Hypot(float64(a0.X-b0.X), float64(a0.Y-b0.Y))
+	if from < 1 {
+		s.log.log(levelDebug, "two fingers went down on one spot: no pinch")
+		return
+	}
+	scale := int(math.Round(math.Hypot(float64(a1.X-b1.X), float64(a1.Y-b1.Y)) / from * 1000))
+	scale = min(max(scale, sdk.MinPinchScale), sdk.MaxPinchScale)
+	if scale == 1000 {
+		return // the fingers kept their distance
+	}
+	center := sdk.Point{X: (a0.X + b0.X) / 2, Y: (a0.Y + b0.Y) / 2}
+	first := pair[0].down
+	if pair[1].down.Before(first) {
+		first = pair[1].down
+	}
+	held := time.Since(first)
+	s.act(ctx, sdk.Action{Kind: sdk.ActPinch, Point: center, Scale: scale, Duration: held})
 }
 
 // scroll turns a wheel event into a scroll action at its position.

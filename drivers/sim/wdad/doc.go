@@ -86,8 +86,10 @@
 //
 // # What is not emulated
 //
-// No element finding (/element, /elements) or element-relative commands,
-// no multi-touch, pinch or rotate, no video recording, no image pasteboard.
+// No element finding (/element, /elements) or element-relative commands
+// (so no /wda/element/:uuid/pinch), no multi-touch beyond a pinch of two
+// W3C pointers that each touch once, no rotate, no video recording, no
+// image pasteboard.
 // The sim keeps no app state in the background: activating or relaunching
 // an app lands on its start screen. Touches on a dark screen or off the
 // screen do nothing.

@@ -356,8 +356,8 @@ type touch struct {
 }
 
 // actions answers POST /actions: W3C pointer actions become taps, long
-// presses and swipes on the sim, key actions typing. One finger at a time:
-// the sim has no multi-touch.
+// presses and swipes on the sim, key actions typing. Two fingers that each
+// touch once make a pinch; more fingers than that are not served.
 func (s *Server) actions(r *request) (any, error) {
 	raw, err := json.Marshal(r.args["actions"])
 	if err != nil {
@@ -369,6 +369,7 @@ func (s *Server) actions(r *request) (any, error) {
 	}
 	var touches []touch
 	var typed strings.Builder
+	var pair [][]touch // each finger's gestures, for a pinch
 	fingers := 0
 	for i, src := range srcs {
 		switch src.Type {
@@ -383,6 +384,7 @@ func (s *Server) actions(r *request) (any, error) {
 			if len(t) > 0 {
 				fingers++
 				touches = append(touches, t...)
+				pair = append(pair, t)
 			}
 		case "key":
 			for _, a := range src.Actions {
@@ -395,8 +397,14 @@ func (s *Server) actions(r *request) (any, error) {
 			return nil, invalidArgument("actions[%d]: type %q: want pointer, key or none", i, src.Type)
 		}
 	}
+	if fingers == 2 && len(pair[0]) == 1 && len(pair[1]) == 1 {
+		if err := s.pinchOf(r.ctx, pair[0][0], pair[1][0]); err != nil {
+			return nil, err
+		}
+		return nil, s.typeText(r.ctx, typed.String())
+	}
 	if fingers > 1 {
-		return nil, &wdaError{http.StatusInternalServerError, "unsupported operation", "The virtual phone has no multi-touch: use one pointer input source"}
+		return nil, &wdaError{http.StatusInternalServerError, "unsupported operation", "The virtual phone takes one finger, or two that each touch once (a pinch)"}
 	}
 	for _, t := range touches {
 		var err error
@@ -415,6 +423,34 @@ func (s *Server) actions(r *request) (any, error) {
 		}
 	}
 	return nil, s.typeText(r.ctx, typed.String())
+}
+
+// pinchOf performs two fingers' touches, a and b, as a pinch: centred
+// between where they went down, scaled by how far apart they end over how
+// far apart they began.
+func (s *Server) pinchOf(ctx context.Context, a, b touch) error {
+	end := func(t touch) (float64, float64) {
+		if t.kind == sdk.ActSwipe {
+			return t.tx, t.ty
+		}
+		return t.fx, t.fy
+	}
+	ax, ay := end(a)
+	bx, by := end(b)
+	from := math.Hypot(a.fx-b.fx, a.fy-b.fy)
+	if from < 1 {
+		return invalidArgument("a pinch's two fingers must go down apart")
+	}
+	scale := int(math.Round(math.Hypot(ax-bx, ay-by) / from * 1000))
+	scale = min(max(scale, sdk.MinPinchScale), sdk.MaxPinchScale)
+	if scale == 1000 {
+		return nil // the fingers kept their distance: nothing zooms
+	}
+	center, in := s.pixel((a.fx+b.fx)/2, (a.fy+b.fy)/2)
+	if !in {
+		return invalidArgument("the pinch's centre is outside the screen")
+	}
+	return s.gesture(ctx, sdk.Action{Kind: sdk.ActPinch, Point: center, Scale: scale, Duration: max(a.duration, b.duration)})
 }
 
 // pointerTouches turns one pointer source's ticks into gestures.

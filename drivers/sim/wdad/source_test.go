@@ -417,6 +417,8 @@ func TestGestures(t *testing.T) {
 	}
 }
 
+// TestMultiTouchIsUnsupported: beyond two fingers (a pinch, in
+// pinch_test.go) the virtual phone takes no multi-touch.
 func TestMultiTouchIsUnsupported(t *testing.T) {
 	g := newRig(t, nil, wdad.Config{})
 	g.unlock()
@@ -428,7 +430,7 @@ func TestMultiTouchIsUnsupported(t *testing.T) {
 			map[string]any{"type": "pointerUp"},
 		}}
 	}
-	g.fails("POST", "/session/"+sid+"/actions", map[string]any{"actions": []any{finger("a", 100), finger("b", 200)}},
+	g.fails("POST", "/session/"+sid+"/actions", map[string]any{"actions": []any{finger("a", 100), finger("b", 200), finger("c", 300)}},
 		http.StatusInternalServerError, "unsupported operation")
 }
 

@@ -48,6 +48,8 @@ const (
 	Capability_CAPABILITY_DISPLAYS Capability = 10
 	// ListNotifications is served.
 	Capability_CAPABILITY_NOTIFICATIONS Capability = 11
+	// Act serves the pinch action (two fingers); without it Act answers UNIMPLEMENTED to a pinch.
+	Capability_CAPABILITY_PINCH Capability = 12
 )
 
 // Enum value maps for Capability.
@@ -65,6 +67,7 @@ var (
 		9:  "CAPABILITY_FILES",
 		10: "CAPABILITY_DISPLAYS",
 		11: "CAPABILITY_NOTIFICATIONS",
+		12: "CAPABILITY_PINCH",
 	}
 	Capability_value = map[string]int32{
 		"CAPABILITY_UNSPECIFIED":   0,
@@ -79,6 +82,7 @@ var (
 		"CAPABILITY_FILES":         9,
 		"CAPABILITY_DISPLAYS":      10,
 		"CAPABILITY_NOTIFICATIONS": 11,
+		"CAPABILITY_PINCH":         12,
 	}
 )
 
@@ -2193,6 +2197,73 @@ func (x *Swipe) GetDurationMs() int32 {
 	return 0
 }
 
+// Pinch moves two fingers apart (zoom in) or together (zoom out) on a line
+// through a centre point. The driver places the fingers, inside the screen.
+type Pinch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED. Inside the screen: the point halfway between the fingers.
+	Center *Point `protobuf:"bytes,1,opt,name=center,proto3" json:"center,omitempty"`
+	// REQUIRED. How far apart the fingers end, in thousandths of how far apart
+	// they start: above 1000 spreads them (zoom in), below brings them together
+	// (zoom out). 100 to 10000, and not 1000.
+	ScalePermille int32 `protobuf:"varint,2,opt,name=scale_permille,json=scalePermille,proto3" json:"scale_permille,omitempty"`
+	// OPTIONAL. 0 means the driver's default; at most 10000.
+	DurationMs    int32 `protobuf:"varint,3,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Pinch) Reset() {
+	*x = Pinch{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Pinch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Pinch) ProtoMessage() {}
+
+func (x *Pinch) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Pinch.ProtoReflect.Descriptor instead.
+func (*Pinch) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *Pinch) GetCenter() *Point {
+	if x != nil {
+		return x.Center
+	}
+	return nil
+}
+
+func (x *Pinch) GetScalePermille() int32 {
+	if x != nil {
+		return x.ScalePermille
+	}
+	return 0
+}
+
+func (x *Pinch) GetDurationMs() int32 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
 type Scroll struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// REQUIRED.
@@ -2207,7 +2278,7 @@ type Scroll struct {
 
 func (x *Scroll) Reset() {
 	*x = Scroll{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2219,7 +2290,7 @@ func (x *Scroll) String() string {
 func (*Scroll) ProtoMessage() {}
 
 func (x *Scroll) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2232,7 +2303,7 @@ func (x *Scroll) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scroll.ProtoReflect.Descriptor instead.
 func (*Scroll) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{19}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Scroll) GetDirection() ScrollDirection {
@@ -2270,7 +2341,7 @@ type TypeText struct {
 
 func (x *TypeText) Reset() {
 	*x = TypeText{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2282,7 +2353,7 @@ func (x *TypeText) String() string {
 func (*TypeText) ProtoMessage() {}
 
 func (x *TypeText) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2295,7 +2366,7 @@ func (x *TypeText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeText.ProtoReflect.Descriptor instead.
 func (*TypeText) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{20}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TypeText) GetText() string {
@@ -2329,7 +2400,7 @@ type PressKey struct {
 
 func (x *PressKey) Reset() {
 	*x = PressKey{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2341,7 +2412,7 @@ func (x *PressKey) String() string {
 func (*PressKey) ProtoMessage() {}
 
 func (x *PressKey) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2425,7 @@ func (x *PressKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PressKey.ProtoReflect.Descriptor instead.
 func (*PressKey) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{21}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *PressKey) GetKey() Key {
@@ -2374,7 +2445,7 @@ type LaunchApp struct {
 
 func (x *LaunchApp) Reset() {
 	*x = LaunchApp{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2386,7 +2457,7 @@ func (x *LaunchApp) String() string {
 func (*LaunchApp) ProtoMessage() {}
 
 func (x *LaunchApp) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2399,7 +2470,7 @@ func (x *LaunchApp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LaunchApp.ProtoReflect.Descriptor instead.
 func (*LaunchApp) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{22}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *LaunchApp) GetAppId() string {
@@ -2419,7 +2490,7 @@ type StopApp struct {
 
 func (x *StopApp) Reset() {
 	*x = StopApp{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2431,7 +2502,7 @@ func (x *StopApp) String() string {
 func (*StopApp) ProtoMessage() {}
 
 func (x *StopApp) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2444,7 +2515,7 @@ func (x *StopApp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopApp.ProtoReflect.Descriptor instead.
 func (*StopApp) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{23}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StopApp) GetAppId() string {
@@ -2464,7 +2535,7 @@ type OpenUrl struct {
 
 func (x *OpenUrl) Reset() {
 	*x = OpenUrl{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2476,7 +2547,7 @@ func (x *OpenUrl) String() string {
 func (*OpenUrl) ProtoMessage() {}
 
 func (x *OpenUrl) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2489,7 +2560,7 @@ func (x *OpenUrl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenUrl.ProtoReflect.Descriptor instead.
 func (*OpenUrl) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{24}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *OpenUrl) GetUrl() string {
@@ -2519,6 +2590,7 @@ type ActRequest struct {
 	//	*ActRequest_LaunchApp
 	//	*ActRequest_StopApp
 	//	*ActRequest_OpenUrl
+	//	*ActRequest_Pinch
 	Action        isActRequest_Action `protobuf_oneof:"action"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2526,7 +2598,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2538,7 +2610,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2551,7 +2623,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{25}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ActRequest) GetDeviceId() string {
@@ -2665,6 +2737,15 @@ func (x *ActRequest) GetOpenUrl() *OpenUrl {
 	return nil
 }
 
+func (x *ActRequest) GetPinch() *Pinch {
+	if x != nil {
+		if x, ok := x.Action.(*ActRequest_Pinch); ok {
+			return x.Pinch
+		}
+	}
+	return nil
+}
+
 type isActRequest_Action interface {
 	isActRequest_Action()
 }
@@ -2709,6 +2790,11 @@ type ActRequest_OpenUrl struct {
 	OpenUrl *OpenUrl `protobuf:"bytes,19,opt,name=open_url,json=openUrl,proto3,oneof"`
 }
 
+type ActRequest_Pinch struct {
+	// Only with CAPABILITY_PINCH.
+	Pinch *Pinch `protobuf:"bytes,20,opt,name=pinch,proto3,oneof"`
+}
+
 func (*ActRequest_Tap) isActRequest_Action() {}
 
 func (*ActRequest_DoubleTap) isActRequest_Action() {}
@@ -2729,6 +2815,8 @@ func (*ActRequest_StopApp) isActRequest_Action() {}
 
 func (*ActRequest_OpenUrl) isActRequest_Action() {}
 
+func (*ActRequest_Pinch) isActRequest_Action() {}
+
 type ActResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// OPTIONAL. What the driver did when it is not obvious, for logs.
@@ -2739,7 +2827,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2751,7 +2839,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2764,7 +2852,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{26}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ActResponse) GetDetail() string {
@@ -2788,7 +2876,7 @@ type PointerEvent struct {
 
 func (x *PointerEvent) Reset() {
 	*x = PointerEvent{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2800,7 +2888,7 @@ func (x *PointerEvent) String() string {
 func (*PointerEvent) ProtoMessage() {}
 
 func (x *PointerEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2813,7 +2901,7 @@ func (x *PointerEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PointerEvent.ProtoReflect.Descriptor instead.
 func (*PointerEvent) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{27}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PointerEvent) GetAction() PointerAction {
@@ -2849,7 +2937,7 @@ type KeyEvent struct {
 
 func (x *KeyEvent) Reset() {
 	*x = KeyEvent{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2861,7 +2949,7 @@ func (x *KeyEvent) String() string {
 func (*KeyEvent) ProtoMessage() {}
 
 func (x *KeyEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2874,7 +2962,7 @@ func (x *KeyEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyEvent.ProtoReflect.Descriptor instead.
 func (*KeyEvent) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{28}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *KeyEvent) GetAction() KeyAction {
@@ -2911,7 +2999,7 @@ type InputRequest struct {
 
 func (x *InputRequest) Reset() {
 	*x = InputRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2923,7 +3011,7 @@ func (x *InputRequest) String() string {
 func (*InputRequest) ProtoMessage() {}
 
 func (x *InputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2936,7 +3024,7 @@ func (x *InputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
 func (*InputRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{29}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *InputRequest) GetDeviceId() string {
@@ -3020,7 +3108,7 @@ type InputResponse struct {
 
 func (x *InputResponse) Reset() {
 	*x = InputResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3032,7 +3120,7 @@ func (x *InputResponse) String() string {
 func (*InputResponse) ProtoMessage() {}
 
 func (x *InputResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3045,7 +3133,7 @@ func (x *InputResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
 func (*InputResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{30}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *InputResponse) GetApplied() int64 {
@@ -3075,7 +3163,7 @@ type StreamVideoRequest struct {
 
 func (x *StreamVideoRequest) Reset() {
 	*x = StreamVideoRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3087,7 +3175,7 @@ func (x *StreamVideoRequest) String() string {
 func (*StreamVideoRequest) ProtoMessage() {}
 
 func (x *StreamVideoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3100,7 +3188,7 @@ func (x *StreamVideoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamVideoRequest.ProtoReflect.Descriptor instead.
 func (*StreamVideoRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{31}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *StreamVideoRequest) GetDeviceId() string {
@@ -3168,7 +3256,7 @@ type VideoPacket struct {
 
 func (x *VideoPacket) Reset() {
 	*x = VideoPacket{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3180,7 +3268,7 @@ func (x *VideoPacket) String() string {
 func (*VideoPacket) ProtoMessage() {}
 
 func (x *VideoPacket) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3193,7 +3281,7 @@ func (x *VideoPacket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoPacket.ProtoReflect.Descriptor instead.
 func (*VideoPacket) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{32}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *VideoPacket) GetCodec() Codec {
@@ -3255,7 +3343,7 @@ type StreamVideoResponse struct {
 
 func (x *StreamVideoResponse) Reset() {
 	*x = StreamVideoResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3267,7 +3355,7 @@ func (x *StreamVideoResponse) String() string {
 func (*StreamVideoResponse) ProtoMessage() {}
 
 func (x *StreamVideoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3280,7 +3368,7 @@ func (x *StreamVideoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamVideoResponse.ProtoReflect.Descriptor instead.
 func (*StreamVideoResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{33}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StreamVideoResponse) GetPacket() *VideoPacket {
@@ -3302,7 +3390,7 @@ type RequestKeyFrameRequest struct {
 
 func (x *RequestKeyFrameRequest) Reset() {
 	*x = RequestKeyFrameRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3314,7 +3402,7 @@ func (x *RequestKeyFrameRequest) String() string {
 func (*RequestKeyFrameRequest) ProtoMessage() {}
 
 func (x *RequestKeyFrameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3327,7 +3415,7 @@ func (x *RequestKeyFrameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestKeyFrameRequest.ProtoReflect.Descriptor instead.
 func (*RequestKeyFrameRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{34}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RequestKeyFrameRequest) GetDeviceId() string {
@@ -3352,7 +3440,7 @@ type RequestKeyFrameResponse struct {
 
 func (x *RequestKeyFrameResponse) Reset() {
 	*x = RequestKeyFrameResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3364,7 +3452,7 @@ func (x *RequestKeyFrameResponse) String() string {
 func (*RequestKeyFrameResponse) ProtoMessage() {}
 
 func (x *RequestKeyFrameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3377,7 +3465,7 @@ func (x *RequestKeyFrameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestKeyFrameResponse.ProtoReflect.Descriptor instead.
 func (*RequestKeyFrameResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{35}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{36}
 }
 
 type CaptureFrameRequest struct {
@@ -3396,7 +3484,7 @@ type CaptureFrameRequest struct {
 
 func (x *CaptureFrameRequest) Reset() {
 	*x = CaptureFrameRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3408,7 +3496,7 @@ func (x *CaptureFrameRequest) String() string {
 func (*CaptureFrameRequest) ProtoMessage() {}
 
 func (x *CaptureFrameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3421,7 +3509,7 @@ func (x *CaptureFrameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureFrameRequest.ProtoReflect.Descriptor instead.
 func (*CaptureFrameRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{36}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CaptureFrameRequest) GetDeviceId() string {
@@ -3462,7 +3550,7 @@ type CaptureFrameResponse struct {
 
 func (x *CaptureFrameResponse) Reset() {
 	*x = CaptureFrameResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3562,7 @@ func (x *CaptureFrameResponse) String() string {
 func (*CaptureFrameResponse) ProtoMessage() {}
 
 func (x *CaptureFrameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3575,7 @@ func (x *CaptureFrameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureFrameResponse.ProtoReflect.Descriptor instead.
 func (*CaptureFrameResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{37}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CaptureFrameResponse) GetImage() *Image {
@@ -3507,7 +3595,7 @@ type WakeRequest struct {
 
 func (x *WakeRequest) Reset() {
 	*x = WakeRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3519,7 +3607,7 @@ func (x *WakeRequest) String() string {
 func (*WakeRequest) ProtoMessage() {}
 
 func (x *WakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3532,7 +3620,7 @@ func (x *WakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeRequest.ProtoReflect.Descriptor instead.
 func (*WakeRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{38}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *WakeRequest) GetDeviceId() string {
@@ -3550,7 +3638,7 @@ type WakeResponse struct {
 
 func (x *WakeResponse) Reset() {
 	*x = WakeResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3562,7 +3650,7 @@ func (x *WakeResponse) String() string {
 func (*WakeResponse) ProtoMessage() {}
 
 func (x *WakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3575,7 +3663,7 @@ func (x *WakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeResponse.ProtoReflect.Descriptor instead.
 func (*WakeResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{39}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{40}
 }
 
 type UnlockRequest struct {
@@ -3590,7 +3678,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3602,7 +3690,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3615,7 +3703,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{40}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *UnlockRequest) GetDeviceId() string {
@@ -3640,7 +3728,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3652,7 +3740,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3665,7 +3753,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{41}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{42}
 }
 
 type WaitIdleRequest struct {
@@ -3680,7 +3768,7 @@ type WaitIdleRequest struct {
 
 func (x *WaitIdleRequest) Reset() {
 	*x = WaitIdleRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3692,7 +3780,7 @@ func (x *WaitIdleRequest) String() string {
 func (*WaitIdleRequest) ProtoMessage() {}
 
 func (x *WaitIdleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3705,7 +3793,7 @@ func (x *WaitIdleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitIdleRequest.ProtoReflect.Descriptor instead.
 func (*WaitIdleRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{42}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *WaitIdleRequest) GetDeviceId() string {
@@ -3732,7 +3820,7 @@ type WaitIdleResponse struct {
 
 func (x *WaitIdleResponse) Reset() {
 	*x = WaitIdleResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3744,7 +3832,7 @@ func (x *WaitIdleResponse) String() string {
 func (*WaitIdleResponse) ProtoMessage() {}
 
 func (x *WaitIdleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3757,7 +3845,7 @@ func (x *WaitIdleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitIdleResponse.ProtoReflect.Descriptor instead.
 func (*WaitIdleResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{43}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *WaitIdleResponse) GetIdle() bool {
@@ -3777,7 +3865,7 @@ type ListAppsRequest struct {
 
 func (x *ListAppsRequest) Reset() {
 	*x = ListAppsRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3789,7 +3877,7 @@ func (x *ListAppsRequest) String() string {
 func (*ListAppsRequest) ProtoMessage() {}
 
 func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3802,7 +3890,7 @@ func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsRequest.ProtoReflect.Descriptor instead.
 func (*ListAppsRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{44}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListAppsRequest) GetDeviceId() string {
@@ -3822,7 +3910,7 @@ type ListAppsResponse struct {
 
 func (x *ListAppsResponse) Reset() {
 	*x = ListAppsResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3834,7 +3922,7 @@ func (x *ListAppsResponse) String() string {
 func (*ListAppsResponse) ProtoMessage() {}
 
 func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3847,7 +3935,7 @@ func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsResponse.ProtoReflect.Descriptor instead.
 func (*ListAppsResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{45}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListAppsResponse) GetApps() []*App {
@@ -3873,7 +3961,7 @@ type FileInfo struct {
 
 func (x *FileInfo) Reset() {
 	*x = FileInfo{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3885,7 +3973,7 @@ func (x *FileInfo) String() string {
 func (*FileInfo) ProtoMessage() {}
 
 func (x *FileInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3898,7 +3986,7 @@ func (x *FileInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileInfo.ProtoReflect.Descriptor instead.
 func (*FileInfo) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{46}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *FileInfo) GetName() string {
@@ -3941,7 +4029,7 @@ type ListFilesRequest struct {
 
 func (x *ListFilesRequest) Reset() {
 	*x = ListFilesRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3953,7 +4041,7 @@ func (x *ListFilesRequest) String() string {
 func (*ListFilesRequest) ProtoMessage() {}
 
 func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3966,7 +4054,7 @@ func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFilesRequest.ProtoReflect.Descriptor instead.
 func (*ListFilesRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{47}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListFilesRequest) GetDeviceId() string {
@@ -3993,7 +4081,7 @@ type ListFilesResponse struct {
 
 func (x *ListFilesResponse) Reset() {
 	*x = ListFilesResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4005,7 +4093,7 @@ func (x *ListFilesResponse) String() string {
 func (*ListFilesResponse) ProtoMessage() {}
 
 func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4018,7 +4106,7 @@ func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFilesResponse.ProtoReflect.Descriptor instead.
 func (*ListFilesResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{48}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListFilesResponse) GetFiles() []*FileInfo {
@@ -4040,7 +4128,7 @@ type PullFileRequest struct {
 
 func (x *PullFileRequest) Reset() {
 	*x = PullFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4052,7 +4140,7 @@ func (x *PullFileRequest) String() string {
 func (*PullFileRequest) ProtoMessage() {}
 
 func (x *PullFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4065,7 +4153,7 @@ func (x *PullFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullFileRequest.ProtoReflect.Descriptor instead.
 func (*PullFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{49}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PullFileRequest) GetDeviceId() string {
@@ -4092,7 +4180,7 @@ type PullFileResponse struct {
 
 func (x *PullFileResponse) Reset() {
 	*x = PullFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4104,7 +4192,7 @@ func (x *PullFileResponse) String() string {
 func (*PullFileResponse) ProtoMessage() {}
 
 func (x *PullFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4117,7 +4205,7 @@ func (x *PullFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullFileResponse.ProtoReflect.Descriptor instead.
 func (*PullFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{50}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *PullFileResponse) GetChunk() []byte {
@@ -4142,7 +4230,7 @@ type PushFileHeader struct {
 
 func (x *PushFileHeader) Reset() {
 	*x = PushFileHeader{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4154,7 +4242,7 @@ func (x *PushFileHeader) String() string {
 func (*PushFileHeader) ProtoMessage() {}
 
 func (x *PushFileHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4167,7 +4255,7 @@ func (x *PushFileHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileHeader.ProtoReflect.Descriptor instead.
 func (*PushFileHeader) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{51}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PushFileHeader) GetDeviceId() string {
@@ -4206,7 +4294,7 @@ type PushFileRequest struct {
 
 func (x *PushFileRequest) Reset() {
 	*x = PushFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4218,7 +4306,7 @@ func (x *PushFileRequest) String() string {
 func (*PushFileRequest) ProtoMessage() {}
 
 func (x *PushFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4231,7 +4319,7 @@ func (x *PushFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileRequest.ProtoReflect.Descriptor instead.
 func (*PushFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{52}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *PushFileRequest) GetPart() isPushFileRequest_Part {
@@ -4286,7 +4374,7 @@ type PushFileResponse struct {
 
 func (x *PushFileResponse) Reset() {
 	*x = PushFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4298,7 +4386,7 @@ func (x *PushFileResponse) String() string {
 func (*PushFileResponse) ProtoMessage() {}
 
 func (x *PushFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4311,7 +4399,7 @@ func (x *PushFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileResponse.ProtoReflect.Descriptor instead.
 func (*PushFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{53}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PushFileResponse) GetSize() int64 {
@@ -4335,7 +4423,7 @@ type DeleteFileRequest struct {
 
 func (x *DeleteFileRequest) Reset() {
 	*x = DeleteFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4347,7 +4435,7 @@ func (x *DeleteFileRequest) String() string {
 func (*DeleteFileRequest) ProtoMessage() {}
 
 func (x *DeleteFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4360,7 +4448,7 @@ func (x *DeleteFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *DeleteFileRequest) GetDeviceId() string {
@@ -4392,7 +4480,7 @@ type DeleteFileResponse struct {
 
 func (x *DeleteFileResponse) Reset() {
 	*x = DeleteFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4404,7 +4492,7 @@ func (x *DeleteFileResponse) String() string {
 func (*DeleteFileResponse) ProtoMessage() {}
 
 func (x *DeleteFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4417,7 +4505,7 @@ func (x *DeleteFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFileResponse.ProtoReflect.Descriptor instead.
 func (*DeleteFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
 }
 
 type ListNotificationsRequest struct {
@@ -4430,7 +4518,7 @@ type ListNotificationsRequest struct {
 
 func (x *ListNotificationsRequest) Reset() {
 	*x = ListNotificationsRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4442,7 +4530,7 @@ func (x *ListNotificationsRequest) String() string {
 func (*ListNotificationsRequest) ProtoMessage() {}
 
 func (x *ListNotificationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4455,7 +4543,7 @@ func (x *ListNotificationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNotificationsRequest.ProtoReflect.Descriptor instead.
 func (*ListNotificationsRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListNotificationsRequest) GetDeviceId() string {
@@ -4483,7 +4571,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4495,7 +4583,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4508,7 +4596,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Notification) GetId() string {
@@ -4556,7 +4644,7 @@ type ListNotificationsResponse struct {
 
 func (x *ListNotificationsResponse) Reset() {
 	*x = ListNotificationsResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4568,7 +4656,7 @@ func (x *ListNotificationsResponse) String() string {
 func (*ListNotificationsResponse) ProtoMessage() {}
 
 func (x *ListNotificationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4581,7 +4669,7 @@ func (x *ListNotificationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNotificationsResponse.ProtoReflect.Descriptor instead.
 func (*ListNotificationsResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListNotificationsResponse) GetNotifications() []*Notification {
@@ -4606,7 +4694,7 @@ type CreateDisplayRequest struct {
 
 func (x *CreateDisplayRequest) Reset() {
 	*x = CreateDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4618,7 +4706,7 @@ func (x *CreateDisplayRequest) String() string {
 func (*CreateDisplayRequest) ProtoMessage() {}
 
 func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4631,7 +4719,7 @@ func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayRequest.ProtoReflect.Descriptor instead.
 func (*CreateDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CreateDisplayRequest) GetDeviceId() string {
@@ -4672,7 +4760,7 @@ type CreateDisplayResponse struct {
 
 func (x *CreateDisplayResponse) Reset() {
 	*x = CreateDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4684,7 +4772,7 @@ func (x *CreateDisplayResponse) String() string {
 func (*CreateDisplayResponse) ProtoMessage() {}
 
 func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4697,7 +4785,7 @@ func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayResponse.ProtoReflect.Descriptor instead.
 func (*CreateDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{60}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *CreateDisplayResponse) GetDisplayId() int32 {
@@ -4719,7 +4807,7 @@ type RemoveDisplayRequest struct {
 
 func (x *RemoveDisplayRequest) Reset() {
 	*x = RemoveDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4731,7 +4819,7 @@ func (x *RemoveDisplayRequest) String() string {
 func (*RemoveDisplayRequest) ProtoMessage() {}
 
 func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4744,7 +4832,7 @@ func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayRequest.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{61}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *RemoveDisplayRequest) GetDeviceId() string {
@@ -4769,7 +4857,7 @@ type RemoveDisplayResponse struct {
 
 func (x *RemoveDisplayResponse) Reset() {
 	*x = RemoveDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4781,7 +4869,7 @@ func (x *RemoveDisplayResponse) String() string {
 func (*RemoveDisplayResponse) ProtoMessage() {}
 
 func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4794,7 +4882,7 @@ func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayResponse.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{62}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{63}
 }
 
 var File_pinky_driver_v1_driver_proto protoreflect.FileDescriptor
@@ -4916,6 +5004,11 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\x04from\x18\x01 \x01(\v2\x16.pinky.driver.v1.PointR\x04from\x12&\n" +
 	"\x02to\x18\x02 \x01(\v2\x16.pinky.driver.v1.PointR\x02to\x12\x1f\n" +
 	"\vduration_ms\x18\x03 \x01(\x05R\n" +
+	"durationMs\"\x7f\n" +
+	"\x05Pinch\x12.\n" +
+	"\x06center\x18\x01 \x01(\v2\x16.pinky.driver.v1.PointR\x06center\x12%\n" +
+	"\x0escale_permille\x18\x02 \x01(\x05R\rscalePermille\x12\x1f\n" +
+	"\vduration_ms\x18\x03 \x01(\x05R\n" +
 	"durationMs\"\x9f\x01\n" +
 	"\x06Scroll\x12>\n" +
 	"\tdirection\x18\x01 \x01(\x0e2 .pinky.driver.v1.ScrollDirectionR\tdirection\x12,\n" +
@@ -4932,7 +5025,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\aStopApp\x12\x15\n" +
 	"\x06app_id\x18\x01 \x01(\tR\x05appId\"\x1b\n" +
 	"\aOpenUrl\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\"\xf8\x04\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\"\xa8\x05\n" +
 	"\n" +
 	"ActRequest\x12\x1b\n" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x1d\n" +
@@ -4951,7 +5044,8 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\n" +
 	"launch_app\x18\x11 \x01(\v2\x1a.pinky.driver.v1.LaunchAppH\x00R\tlaunchApp\x125\n" +
 	"\bstop_app\x18\x12 \x01(\v2\x18.pinky.driver.v1.StopAppH\x00R\astopApp\x125\n" +
-	"\bopen_url\x18\x13 \x01(\v2\x18.pinky.driver.v1.OpenUrlH\x00R\aopenUrlB\b\n" +
+	"\bopen_url\x18\x13 \x01(\v2\x18.pinky.driver.v1.OpenUrlH\x00R\aopenUrl\x12.\n" +
+	"\x05pinch\x18\x14 \x01(\v2\x16.pinky.driver.v1.PinchH\x00R\x05pinchB\b\n" +
 	"\x06action\"%\n" +
 	"\vActResponse\x12\x16\n" +
 	"\x06detail\x18\x01 \x01(\tR\x06detail\"\x93\x01\n" +
@@ -5077,7 +5171,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x1d\n" +
 	"\n" +
 	"display_id\x18\x02 \x01(\x05R\tdisplayId\"\x17\n" +
-	"\x15RemoveDisplayResponse*\xb6\x02\n" +
+	"\x15RemoveDisplayResponse*\xcc\x02\n" +
 	"\n" +
 	"Capability\x12\x1a\n" +
 	"\x16CAPABILITY_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -5092,7 +5186,8 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\x10CAPABILITY_FILES\x10\t\x12\x17\n" +
 	"\x13CAPABILITY_DISPLAYS\x10\n" +
 	"\x12\x1c\n" +
-	"\x18CAPABILITY_NOTIFICATIONS\x10\v*`\n" +
+	"\x18CAPABILITY_NOTIFICATIONS\x10\v\x12\x14\n" +
+	"\x10CAPABILITY_PINCH\x10\f*`\n" +
 	"\bPlatform\x12\x18\n" +
 	"\x14PLATFORM_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10PLATFORM_ANDROID\x10\x01\x12\x10\n" +
@@ -5217,7 +5312,7 @@ func file_pinky_driver_v1_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_pinky_driver_v1_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(Capability)(0),                   // 0: pinky.driver.v1.Capability
 	(Platform)(0),                     // 1: pinky.driver.v1.Platform
@@ -5251,50 +5346,51 @@ var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(*DoubleTap)(nil),                 // 29: pinky.driver.v1.DoubleTap
 	(*LongPress)(nil),                 // 30: pinky.driver.v1.LongPress
 	(*Swipe)(nil),                     // 31: pinky.driver.v1.Swipe
-	(*Scroll)(nil),                    // 32: pinky.driver.v1.Scroll
-	(*TypeText)(nil),                  // 33: pinky.driver.v1.TypeText
-	(*PressKey)(nil),                  // 34: pinky.driver.v1.PressKey
-	(*LaunchApp)(nil),                 // 35: pinky.driver.v1.LaunchApp
-	(*StopApp)(nil),                   // 36: pinky.driver.v1.StopApp
-	(*OpenUrl)(nil),                   // 37: pinky.driver.v1.OpenUrl
-	(*ActRequest)(nil),                // 38: pinky.driver.v1.ActRequest
-	(*ActResponse)(nil),               // 39: pinky.driver.v1.ActResponse
-	(*PointerEvent)(nil),              // 40: pinky.driver.v1.PointerEvent
-	(*KeyEvent)(nil),                  // 41: pinky.driver.v1.KeyEvent
-	(*InputRequest)(nil),              // 42: pinky.driver.v1.InputRequest
-	(*InputResponse)(nil),             // 43: pinky.driver.v1.InputResponse
-	(*StreamVideoRequest)(nil),        // 44: pinky.driver.v1.StreamVideoRequest
-	(*VideoPacket)(nil),               // 45: pinky.driver.v1.VideoPacket
-	(*StreamVideoResponse)(nil),       // 46: pinky.driver.v1.StreamVideoResponse
-	(*RequestKeyFrameRequest)(nil),    // 47: pinky.driver.v1.RequestKeyFrameRequest
-	(*RequestKeyFrameResponse)(nil),   // 48: pinky.driver.v1.RequestKeyFrameResponse
-	(*CaptureFrameRequest)(nil),       // 49: pinky.driver.v1.CaptureFrameRequest
-	(*CaptureFrameResponse)(nil),      // 50: pinky.driver.v1.CaptureFrameResponse
-	(*WakeRequest)(nil),               // 51: pinky.driver.v1.WakeRequest
-	(*WakeResponse)(nil),              // 52: pinky.driver.v1.WakeResponse
-	(*UnlockRequest)(nil),             // 53: pinky.driver.v1.UnlockRequest
-	(*UnlockResponse)(nil),            // 54: pinky.driver.v1.UnlockResponse
-	(*WaitIdleRequest)(nil),           // 55: pinky.driver.v1.WaitIdleRequest
-	(*WaitIdleResponse)(nil),          // 56: pinky.driver.v1.WaitIdleResponse
-	(*ListAppsRequest)(nil),           // 57: pinky.driver.v1.ListAppsRequest
-	(*ListAppsResponse)(nil),          // 58: pinky.driver.v1.ListAppsResponse
-	(*FileInfo)(nil),                  // 59: pinky.driver.v1.FileInfo
-	(*ListFilesRequest)(nil),          // 60: pinky.driver.v1.ListFilesRequest
-	(*ListFilesResponse)(nil),         // 61: pinky.driver.v1.ListFilesResponse
-	(*PullFileRequest)(nil),           // 62: pinky.driver.v1.PullFileRequest
-	(*PullFileResponse)(nil),          // 63: pinky.driver.v1.PullFileResponse
-	(*PushFileHeader)(nil),            // 64: pinky.driver.v1.PushFileHeader
-	(*PushFileRequest)(nil),           // 65: pinky.driver.v1.PushFileRequest
-	(*PushFileResponse)(nil),          // 66: pinky.driver.v1.PushFileResponse
-	(*DeleteFileRequest)(nil),         // 67: pinky.driver.v1.DeleteFileRequest
-	(*DeleteFileResponse)(nil),        // 68: pinky.driver.v1.DeleteFileResponse
-	(*ListNotificationsRequest)(nil),  // 69: pinky.driver.v1.ListNotificationsRequest
-	(*Notification)(nil),              // 70: pinky.driver.v1.Notification
-	(*ListNotificationsResponse)(nil), // 71: pinky.driver.v1.ListNotificationsResponse
-	(*CreateDisplayRequest)(nil),      // 72: pinky.driver.v1.CreateDisplayRequest
-	(*CreateDisplayResponse)(nil),     // 73: pinky.driver.v1.CreateDisplayResponse
-	(*RemoveDisplayRequest)(nil),      // 74: pinky.driver.v1.RemoveDisplayRequest
-	(*RemoveDisplayResponse)(nil),     // 75: pinky.driver.v1.RemoveDisplayResponse
+	(*Pinch)(nil),                     // 32: pinky.driver.v1.Pinch
+	(*Scroll)(nil),                    // 33: pinky.driver.v1.Scroll
+	(*TypeText)(nil),                  // 34: pinky.driver.v1.TypeText
+	(*PressKey)(nil),                  // 35: pinky.driver.v1.PressKey
+	(*LaunchApp)(nil),                 // 36: pinky.driver.v1.LaunchApp
+	(*StopApp)(nil),                   // 37: pinky.driver.v1.StopApp
+	(*OpenUrl)(nil),                   // 38: pinky.driver.v1.OpenUrl
+	(*ActRequest)(nil),                // 39: pinky.driver.v1.ActRequest
+	(*ActResponse)(nil),               // 40: pinky.driver.v1.ActResponse
+	(*PointerEvent)(nil),              // 41: pinky.driver.v1.PointerEvent
+	(*KeyEvent)(nil),                  // 42: pinky.driver.v1.KeyEvent
+	(*InputRequest)(nil),              // 43: pinky.driver.v1.InputRequest
+	(*InputResponse)(nil),             // 44: pinky.driver.v1.InputResponse
+	(*StreamVideoRequest)(nil),        // 45: pinky.driver.v1.StreamVideoRequest
+	(*VideoPacket)(nil),               // 46: pinky.driver.v1.VideoPacket
+	(*StreamVideoResponse)(nil),       // 47: pinky.driver.v1.StreamVideoResponse
+	(*RequestKeyFrameRequest)(nil),    // 48: pinky.driver.v1.RequestKeyFrameRequest
+	(*RequestKeyFrameResponse)(nil),   // 49: pinky.driver.v1.RequestKeyFrameResponse
+	(*CaptureFrameRequest)(nil),       // 50: pinky.driver.v1.CaptureFrameRequest
+	(*CaptureFrameResponse)(nil),      // 51: pinky.driver.v1.CaptureFrameResponse
+	(*WakeRequest)(nil),               // 52: pinky.driver.v1.WakeRequest
+	(*WakeResponse)(nil),              // 53: pinky.driver.v1.WakeResponse
+	(*UnlockRequest)(nil),             // 54: pinky.driver.v1.UnlockRequest
+	(*UnlockResponse)(nil),            // 55: pinky.driver.v1.UnlockResponse
+	(*WaitIdleRequest)(nil),           // 56: pinky.driver.v1.WaitIdleRequest
+	(*WaitIdleResponse)(nil),          // 57: pinky.driver.v1.WaitIdleResponse
+	(*ListAppsRequest)(nil),           // 58: pinky.driver.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),          // 59: pinky.driver.v1.ListAppsResponse
+	(*FileInfo)(nil),                  // 60: pinky.driver.v1.FileInfo
+	(*ListFilesRequest)(nil),          // 61: pinky.driver.v1.ListFilesRequest
+	(*ListFilesResponse)(nil),         // 62: pinky.driver.v1.ListFilesResponse
+	(*PullFileRequest)(nil),           // 63: pinky.driver.v1.PullFileRequest
+	(*PullFileResponse)(nil),          // 64: pinky.driver.v1.PullFileResponse
+	(*PushFileHeader)(nil),            // 65: pinky.driver.v1.PushFileHeader
+	(*PushFileRequest)(nil),           // 66: pinky.driver.v1.PushFileRequest
+	(*PushFileResponse)(nil),          // 67: pinky.driver.v1.PushFileResponse
+	(*DeleteFileRequest)(nil),         // 68: pinky.driver.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),        // 69: pinky.driver.v1.DeleteFileResponse
+	(*ListNotificationsRequest)(nil),  // 70: pinky.driver.v1.ListNotificationsRequest
+	(*Notification)(nil),              // 71: pinky.driver.v1.Notification
+	(*ListNotificationsResponse)(nil), // 72: pinky.driver.v1.ListNotificationsResponse
+	(*CreateDisplayRequest)(nil),      // 73: pinky.driver.v1.CreateDisplayRequest
+	(*CreateDisplayResponse)(nil),     // 74: pinky.driver.v1.CreateDisplayResponse
+	(*RemoveDisplayRequest)(nil),      // 75: pinky.driver.v1.RemoveDisplayRequest
+	(*RemoveDisplayResponse)(nil),     // 76: pinky.driver.v1.RemoveDisplayResponse
 }
 var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	1,  // 0: pinky.driver.v1.GetInfoResponse.platforms:type_name -> pinky.driver.v1.Platform
@@ -5319,79 +5415,81 @@ var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	27, // 19: pinky.driver.v1.LongPress.point:type_name -> pinky.driver.v1.Point
 	27, // 20: pinky.driver.v1.Swipe.from:type_name -> pinky.driver.v1.Point
 	27, // 21: pinky.driver.v1.Swipe.to:type_name -> pinky.driver.v1.Point
-	8,  // 22: pinky.driver.v1.Scroll.direction:type_name -> pinky.driver.v1.ScrollDirection
-	27, // 23: pinky.driver.v1.Scroll.point:type_name -> pinky.driver.v1.Point
-	9,  // 24: pinky.driver.v1.PressKey.key:type_name -> pinky.driver.v1.Key
-	28, // 25: pinky.driver.v1.ActRequest.tap:type_name -> pinky.driver.v1.Tap
-	29, // 26: pinky.driver.v1.ActRequest.double_tap:type_name -> pinky.driver.v1.DoubleTap
-	30, // 27: pinky.driver.v1.ActRequest.long_press:type_name -> pinky.driver.v1.LongPress
-	31, // 28: pinky.driver.v1.ActRequest.swipe:type_name -> pinky.driver.v1.Swipe
-	32, // 29: pinky.driver.v1.ActRequest.scroll:type_name -> pinky.driver.v1.Scroll
-	33, // 30: pinky.driver.v1.ActRequest.type_text:type_name -> pinky.driver.v1.TypeText
-	34, // 31: pinky.driver.v1.ActRequest.press_key:type_name -> pinky.driver.v1.PressKey
-	35, // 32: pinky.driver.v1.ActRequest.launch_app:type_name -> pinky.driver.v1.LaunchApp
-	36, // 33: pinky.driver.v1.ActRequest.stop_app:type_name -> pinky.driver.v1.StopApp
-	37, // 34: pinky.driver.v1.ActRequest.open_url:type_name -> pinky.driver.v1.OpenUrl
-	10, // 35: pinky.driver.v1.PointerEvent.action:type_name -> pinky.driver.v1.PointerAction
-	27, // 36: pinky.driver.v1.PointerEvent.point:type_name -> pinky.driver.v1.Point
-	11, // 37: pinky.driver.v1.KeyEvent.action:type_name -> pinky.driver.v1.KeyAction
-	9,  // 38: pinky.driver.v1.KeyEvent.key:type_name -> pinky.driver.v1.Key
-	40, // 39: pinky.driver.v1.InputRequest.pointer:type_name -> pinky.driver.v1.PointerEvent
-	41, // 40: pinky.driver.v1.InputRequest.key:type_name -> pinky.driver.v1.KeyEvent
-	12, // 41: pinky.driver.v1.StreamVideoRequest.codec:type_name -> pinky.driver.v1.Codec
-	12, // 42: pinky.driver.v1.VideoPacket.codec:type_name -> pinky.driver.v1.Codec
-	45, // 43: pinky.driver.v1.StreamVideoResponse.packet:type_name -> pinky.driver.v1.VideoPacket
-	7,  // 44: pinky.driver.v1.CaptureFrameRequest.format:type_name -> pinky.driver.v1.ImageFormat
-	25, // 45: pinky.driver.v1.CaptureFrameResponse.image:type_name -> pinky.driver.v1.Image
-	19, // 46: pinky.driver.v1.ListAppsResponse.apps:type_name -> pinky.driver.v1.App
-	59, // 47: pinky.driver.v1.ListFilesResponse.files:type_name -> pinky.driver.v1.FileInfo
-	64, // 48: pinky.driver.v1.PushFileRequest.header:type_name -> pinky.driver.v1.PushFileHeader
-	70, // 49: pinky.driver.v1.ListNotificationsResponse.notifications:type_name -> pinky.driver.v1.Notification
-	13, // 50: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
-	16, // 51: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
-	18, // 52: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
-	24, // 53: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
-	38, // 54: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
-	42, // 55: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
-	44, // 56: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
-	47, // 57: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
-	49, // 58: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
-	51, // 59: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
-	53, // 60: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
-	55, // 61: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
-	57, // 62: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
-	60, // 63: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
-	62, // 64: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
-	65, // 65: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
-	67, // 66: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
-	69, // 67: pinky.driver.v1.DriverService.ListNotifications:input_type -> pinky.driver.v1.ListNotificationsRequest
-	72, // 68: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
-	74, // 69: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
-	14, // 70: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
-	17, // 71: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
-	23, // 72: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
-	26, // 73: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
-	39, // 74: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
-	43, // 75: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
-	46, // 76: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
-	48, // 77: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
-	50, // 78: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
-	52, // 79: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
-	54, // 80: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
-	56, // 81: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
-	58, // 82: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
-	61, // 83: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
-	63, // 84: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
-	66, // 85: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
-	68, // 86: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
-	71, // 87: pinky.driver.v1.DriverService.ListNotifications:output_type -> pinky.driver.v1.ListNotificationsResponse
-	73, // 88: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
-	75, // 89: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
-	70, // [70:90] is the sub-list for method output_type
-	50, // [50:70] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	27, // 22: pinky.driver.v1.Pinch.center:type_name -> pinky.driver.v1.Point
+	8,  // 23: pinky.driver.v1.Scroll.direction:type_name -> pinky.driver.v1.ScrollDirection
+	27, // 24: pinky.driver.v1.Scroll.point:type_name -> pinky.driver.v1.Point
+	9,  // 25: pinky.driver.v1.PressKey.key:type_name -> pinky.driver.v1.Key
+	28, // 26: pinky.driver.v1.ActRequest.tap:type_name -> pinky.driver.v1.Tap
+	29, // 27: pinky.driver.v1.ActRequest.double_tap:type_name -> pinky.driver.v1.DoubleTap
+	30, // 28: pinky.driver.v1.ActRequest.long_press:type_name -> pinky.driver.v1.LongPress
+	31, // 29: pinky.driver.v1.ActRequest.swipe:type_name -> pinky.driver.v1.Swipe
+	33, // 30: pinky.driver.v1.ActRequest.scroll:type_name -> pinky.driver.v1.Scroll
+	34, // 31: pinky.driver.v1.ActRequest.type_text:type_name -> pinky.driver.v1.TypeText
+	35, // 32: pinky.driver.v1.ActRequest.press_key:type_name -> pinky.driver.v1.PressKey
+	36, // 33: pinky.driver.v1.ActRequest.launch_app:type_name -> pinky.driver.v1.LaunchApp
+	37, // 34: pinky.driver.v1.ActRequest.stop_app:type_name -> pinky.driver.v1.StopApp
+	38, // 35: pinky.driver.v1.ActRequest.open_url:type_name -> pinky.driver.v1.OpenUrl
+	32, // 36: pinky.driver.v1.ActRequest.pinch:type_name -> pinky.driver.v1.Pinch
+	10, // 37: pinky.driver.v1.PointerEvent.action:type_name -> pinky.driver.v1.PointerAction
+	27, // 38: pinky.driver.v1.PointerEvent.point:type_name -> pinky.driver.v1.Point
+	11, // 39: pinky.driver.v1.KeyEvent.action:type_name -> pinky.driver.v1.KeyAction
+	9,  // 40: pinky.driver.v1.KeyEvent.key:type_name -> pinky.driver.v1.Key
+	41, // 41: pinky.driver.v1.InputRequest.pointer:type_name -> pinky.driver.v1.PointerEvent
+	42, // 42: pinky.driver.v1.InputRequest.key:type_name -> pinky.driver.v1.KeyEvent
+	12, // 43: pinky.driver.v1.StreamVideoRequest.codec:type_name -> pinky.driver.v1.Codec
+	12, // 44: pinky.driver.v1.VideoPacket.codec:type_name -> pinky.driver.v1.Codec
+	46, // 45: pinky.driver.v1.StreamVideoResponse.packet:type_name -> pinky.driver.v1.VideoPacket
+	7,  // 46: pinky.driver.v1.CaptureFrameRequest.format:type_name -> pinky.driver.v1.ImageFormat
+	25, // 47: pinky.driver.v1.CaptureFrameResponse.image:type_name -> pinky.driver.v1.Image
+	19, // 48: pinky.driver.v1.ListAppsResponse.apps:type_name -> pinky.driver.v1.App
+	60, // 49: pinky.driver.v1.ListFilesResponse.files:type_name -> pinky.driver.v1.FileInfo
+	65, // 50: pinky.driver.v1.PushFileRequest.header:type_name -> pinky.driver.v1.PushFileHeader
+	71, // 51: pinky.driver.v1.ListNotificationsResponse.notifications:type_name -> pinky.driver.v1.Notification
+	13, // 52: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
+	16, // 53: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
+	18, // 54: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
+	24, // 55: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
+	39, // 56: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
+	43, // 57: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
+	45, // 58: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
+	48, // 59: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
+	50, // 60: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
+	52, // 61: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
+	54, // 62: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
+	56, // 63: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
+	58, // 64: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
+	61, // 65: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
+	63, // 66: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
+	66, // 67: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
+	68, // 68: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
+	70, // 69: pinky.driver.v1.DriverService.ListNotifications:input_type -> pinky.driver.v1.ListNotificationsRequest
+	73, // 70: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
+	75, // 71: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
+	14, // 72: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
+	17, // 73: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
+	23, // 74: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
+	26, // 75: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
+	40, // 76: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
+	44, // 77: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
+	47, // 78: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
+	49, // 79: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
+	51, // 80: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
+	53, // 81: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
+	55, // 82: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
+	57, // 83: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
+	59, // 84: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
+	62, // 85: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
+	64, // 86: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
+	67, // 87: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
+	69, // 88: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
+	72, // 89: pinky.driver.v1.DriverService.ListNotifications:output_type -> pinky.driver.v1.ListNotificationsResponse
+	74, // 90: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
+	76, // 91: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
+	72, // [72:92] is the sub-list for method output_type
+	52, // [52:72] is the sub-list for method input_type
+	52, // [52:52] is the sub-list for extension type_name
+	52, // [52:52] is the sub-list for extension extendee
+	0,  // [0:52] is the sub-list for field type_name
 }
 
 func init() { file_pinky_driver_v1_driver_proto_init() }
@@ -5400,7 +5498,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 		return
 	}
 	file_pinky_driver_v1_options_proto_init()
-	file_pinky_driver_v1_driver_proto_msgTypes[25].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[26].OneofWrappers = []any{
 		(*ActRequest_Tap)(nil),
 		(*ActRequest_DoubleTap)(nil),
 		(*ActRequest_LongPress)(nil),
@@ -5411,13 +5509,14 @@ func file_pinky_driver_v1_driver_proto_init() {
 		(*ActRequest_LaunchApp)(nil),
 		(*ActRequest_StopApp)(nil),
 		(*ActRequest_OpenUrl)(nil),
+		(*ActRequest_Pinch)(nil),
 	}
-	file_pinky_driver_v1_driver_proto_msgTypes[29].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[30].OneofWrappers = []any{
 		(*InputRequest_Pointer)(nil),
 		(*InputRequest_Key)(nil),
 		(*InputRequest_Text)(nil),
 	}
-	file_pinky_driver_v1_driver_proto_msgTypes[52].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[53].OneofWrappers = []any{
 		(*PushFileRequest_Header)(nil),
 		(*PushFileRequest_Chunk)(nil),
 	}
@@ -5427,7 +5526,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pinky_driver_v1_driver_proto_rawDesc), len(file_pinky_driver_v1_driver_proto_rawDesc)),
 			NumEnums:      13,
-			NumMessages:   63,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
