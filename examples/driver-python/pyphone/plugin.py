@@ -76,6 +76,11 @@ class Plugin:
 
     def _shutdown(self, req, context):
         log("INFO", "shutting down: the host asked (GRPCController.Shutdown)")
+        # The socket folder goes at once: the host kills a driver that has
+        # not exited two seconds after this call, and on a busy machine
+        # the stop below may not reach its end by then. The connection in
+        # use lives on without the file.
+        self._remove_dir()
         # Answer first; stop once the answer is on its way.
         threading.Thread(target=self.stop, daemon=True).start()
         return grpc_controller_pb2.Empty()
@@ -129,9 +134,13 @@ class Plugin:
         """stop ends the streams, the server and the socket folder; it is idempotent."""
         if self._stopped.is_set():
             return
+        self._remove_dir()
         self._on_stop()
         self._stopped.set()
         self.server.stop(grace=0.5).wait()
+
+    def _remove_dir(self):
+        """_remove_dir removes the socket folder; it is idempotent."""
         if self._dir:
             shutil.rmtree(self._dir, ignore_errors=True)
 
