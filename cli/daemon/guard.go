@@ -40,11 +40,15 @@ func (g guard) Check(c agent.Check) agent.Verdict {
 		EndOnKeyboard: c.EndOnKeyboard, EndKeyboardKey: c.EndKey, Text: a.Text, Submit: a.Submit, Key: a.Key, URL: a.URL, App: a.App,
 		AppCategory: p.Category(c.App)}
 	r := commit.Detect(c.View, ca)
-	if c.Under != nil {
-		// The finger may work the element under the point instead of the
-		// one aimed at: the stronger of the two counts.
+	// The finger may work the element under the point instead of the one
+	// aimed at, and other fingers the elements they go down on: the
+	// strongest counts.
+	for _, n := range append([]*screen.Node{c.Under}, c.Also...) {
+		if n == nil {
+			continue
+		}
 		alt := ca
-		alt.Target = c.Under
+		alt.Target = n
 		if u := commit.Detect(c.View, alt); commit.Stronger(u, r) {
 			r, ca = u, alt
 		}

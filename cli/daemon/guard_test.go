@@ -40,6 +40,10 @@ func TestGuard(t *testing.T) {
 		// The row's middle is its Call button: the finger works the button.
 		{"the button under the finger", agent.Check{Action: agent.Action{Kind: "tap"}, View: v, Target: row, Under: call}, agent.Ask, ""},
 		{"a long press on it", agent.Check{Action: agent.Action{Kind: "long_press"}, View: v, Target: call}, agent.Ask, ""},
+		// A pinch centred on the row with a finger on the Call button.
+		{"a pinch with a finger on it", agent.Check{Action: agent.Action{Kind: "pinch"}, View: v, Target: row, Also: []*screen.Node{row, call}}, agent.Ask, ""},
+		{"a pinch on the row alone", agent.Check{Action: agent.Action{Kind: "pinch"}, View: v, Target: row, Also: []*screen.Node{row}}, agent.Allow, ""},
+		{"a pinch with a finger on the keyboard into a password", agent.Check{Action: agent.Action{Kind: "pinch"}, View: v, Target: row, EndOnKeyboard: true, Focused: pw}, agent.Deny, agent.CodeCredentials},
 		{"a key on the keyboard into a password", agent.Check{Action: agent.Action{Kind: "tap"}, View: v, OnKeyboard: true, Key: "h", Focused: pw}, agent.Deny, agent.CodeCredentials},
 		{"a swipe ending on the keyboard into a password", agent.Check{Action: agent.Action{Kind: "swipe"}, View: v, EndOnKeyboard: true, Focused: pw}, agent.Deny, agent.CodeCredentials},
 		{"a long press on a password field", agent.Check{Action: agent.Action{Kind: "long_press"}, View: v, Target: pw}, agent.Deny, agent.CodeCredentials},

@@ -32,6 +32,9 @@ type touch struct {
 // scroll, where the finger lifts.
 type aim struct {
 	start, end touch
+	// also are the elements other fingers go down on (a pinch's two),
+	// judged as the start is: the stronger counts.
+	also []*screen.Node
 	// focused is the field that typing or a keyboard touch goes into.
 	focused *screen.Node
 }
@@ -63,9 +66,23 @@ func aimAt(view *screen.View, a Action, actions []sdk.Action, target *screen.Nod
 		out.start = touchAt(view, first.Point, target)
 		out.end = touchAt(view, first.To, nil)
 	case sdk.ActPinch:
-		// Two fingers go down around the centre: judged as a touch there,
-		// since a control under it may take the gesture for a tap.
+		// Two fingers go down around the centre, on one line through it
+		// (sdk.Pinch places them as the drivers do). The centre is judged
+		// as a touch there, where the agent aimed, and each finger on what
+		// it lands on: a control under a finger may take the gesture for a
+		// tap (a pinch of almost 100 % barely moves them). A finger on the
+		// keyboard works a key.
 		out.start = touchAt(view, first.Point, target)
+		f := sdk.Pinch(first.Point, first.Scale, view.Width, view.Height)
+		for _, p := range f.Start {
+			t := touchAt(view, p, nil)
+			switch {
+			case t.onKeyboard && !out.end.onKeyboard:
+				out.end = t
+			case t.node != nil:
+				out.also = append(out.also, t.node)
+			}
+		}
 	case sdk.ActScroll:
 		from := sdk.Point{X: view.Width / 2, Y: view.Height / 2}
 		if first.HasPoint {

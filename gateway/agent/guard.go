@@ -42,6 +42,9 @@ type Check struct {
 	// End is the element under the point where a swipe or scroll lifts
 	// the finger, nil when none.
 	End *screen.Node
+	// Also are the elements other fingers go down on (a pinch's two
+	// fingers), judged as Target is: the stronger counts.
+	Also []*screen.Node
 	// OnKeyboard says the action touches the on-screen keyboard (at its
 	// start; EndOnKeyboard at its end), on the key named Key ("" when the
 	// keyboard names none there).
@@ -188,7 +191,7 @@ func forTaskCovers(commit, counterpart string, target *screen.Node) string {
 // check is what the guard is asked about a, aimed as t on view.
 func (s *Session) check(tk *task, view *screen.View, a Action, t aim) Check {
 	return Check{Agent: s.client.Name, Device: tk.device, App: view.App.ID, Action: a, View: view,
-		Target: t.start.node, Under: t.start.under, End: t.end.node, OnKeyboard: t.start.onKeyboard, EndOnKeyboard: t.end.onKeyboard,
+		Target: t.start.node, Under: t.start.under, End: t.end.node, Also: t.also, OnKeyboard: t.start.onKeyboard, EndOnKeyboard: t.end.onKeyboard,
 		Key: t.start.key, EndKey: t.end.key, Focused: t.focused}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/screen"
 )
 
 // pinch is phone_pinch's action on the element with text, at scale thousandths.
@@ -92,5 +93,64 @@ func TestPinchIsJudgedOnItsCentre(t *testing.T) {
 	c := checks[len(checks)-1]
 	if c.Action.Kind != "pinch" || c.Target == nil || c.Target.Label != "Add to cart" {
 		t.Errorf("guard asked about %q on %+v; want the pinch on Add to cart", c.Action.Kind, c.Target)
+	}
+}
+
+// TestPinchIsJudgedUnderEachFinger: a pinch centred beside a control, with
+// a finger on it, has that control judged too (Also), so two fingers
+// cannot press a button the centre misses.
+func TestPinchIsJudgedUnderEachFinger(t *testing.T) {
+	var checks []Check
+	f := newFixture(t, Config{Guard: judged{&checks}})
+	s := f.connected(t)
+	ctx := context.Background()
+	if _, err := s.Act(ctx, "sim-android-1", Action{Kind: "launch", App: "Shop"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := f.drv.d.Screen(ctx, "sim-android-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := screen.NewModel().Read(sc)
+	cart, err := v.ByText("Add to cart", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A centre outside the button from which a finger lands on it.
+	var at sdk.Point
+	found := false
+	for y := 0; y < v.Height && !found; y += 8 {
+		for x := 0; x < v.Width; x += 8 {
+			p := sdk.Point{X: x, Y: y}
+			if cart.Bounds.Contains(p) {
+				continue
+			}
+			if n, ok := v.ByPoint(p); !ok || n.Clickable {
+				continue // a quiet spot: nothing the centre itself would press
+			}
+			fs := sdk.Pinch(p, 1050, v.Width, v.Height)
+			if cart.Bounds.Contains(fs.Start[0]) || cart.Bounds.Contains(fs.Start[1]) {
+				at, found = p, true
+				break
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no centre beside Add to cart puts a finger on it")
+	}
+	a := Action{Tool: ToolPinch, Kind: "pinch", Scale: 1050, Target: Target{X: at.X, Y: at.Y, HasPoint: true}}
+	if _, err := s.Act(ctx, "sim-android-1", a, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := checks[len(checks)-1]
+	if c.Target != nil && c.Target.Label == "Add to cart" {
+		t.Fatalf("the centre %v is on Add to cart; the test wants it beside", at)
+	}
+	onCart := false
+	for _, n := range c.Also {
+		onCart = onCart || n.Label == "Add to cart"
+	}
+	if !onCart {
+		t.Errorf("guard asked about the pinch at %v with Also %+v; want Add to cart, under a finger", at, c.Also)
 	}
 }

@@ -90,7 +90,9 @@ type Result struct {
 // Every input an agent can cause is judged: a long press works a control
 // as a tap does (a button without a long-press action clicks on release);
 // a swipe or scroll is judged by the element it starts on and the one it
-// ends on, the stronger of the two; a touch on the on-screen keyboard types,
+// ends on, the stronger of the two; a pinch as a touch on its centre and
+// on what each finger goes down on (the caller judges each as Target);
+// a touch on the on-screen keyboard types,
 // or submits the focused field with the keyboard's action key; enter on a
 // focused control clicks it.
 func Detect(v *screen.View, a Action) Result {
@@ -114,8 +116,12 @@ func detect(m *model, ask float64, v *screen.View, a Action) Result {
 	case "pinch":
 		// A pinch commits nothing of itself, but two fingers on a control
 		// may work it as a tap does: it is judged as a touch on the element
-		// under its centre.
+		// under its centre (the caller judges each finger's element as the
+		// Target too), or on the keyboard's key a finger lands on (End).
 		r := d.touch(a.Target, a.OnKeyboard, a.KeyboardKey)
+		if k := d.touch(nil, a.EndOnKeyboard, a.EndKeyboardKey); Stronger(k, r) {
+			r = k
+		}
 		if r.Kind != "" {
 			r.Evidence = "pinch on " + r.Evidence
 		}
