@@ -99,7 +99,7 @@ func TestWaitIdle(t *testing.T) {
 			if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "url_bar")}); err != nil {
 				t.Fatal(err)
 			}
-			if !waitIdle(t, d, r.serial, 5*time.Second) {
+			if !waitIdle(t, d, r.serial, idleScaled(5*time.Second)) {
 				t.Fatal("WaitIdle after a tap on a field: got false; want true")
 			}
 			if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "reload")}); err != nil {
@@ -108,7 +108,7 @@ func TestWaitIdle(t *testing.T) {
 			if waitIdle(t, d, r.serial, 3*idleTestQuiet) {
 				t.Errorf("WaitIdle(%v) while the page reloads (5 s): got true; want false", 3*idleTestQuiet)
 			}
-			if !waitIdle(t, d, r.serial, 15*time.Second) {
+			if !waitIdle(t, d, r.serial, idleScaled(15*time.Second)) {
 				t.Error("WaitIdle(15s) with a 5 s reload: got false; want true once it ended")
 			}
 			after, err := d.Screen(ctx, r.serial, 0)
@@ -147,7 +147,7 @@ func TestWaitIdleBackgroundDisplay(t *testing.T) {
 	}) {
 		t.Fatalf("display %d shows no Browser: %v", id, err)
 	}
-	if !waitIdle(t, d, r.serial, 5*time.Second) {
+	if !waitIdle(t, d, r.serial, idleScaled(5*time.Second)) {
 		t.Fatal("WaitIdle with the Browser shown on a background display: got false; want true")
 	}
 	if _, err := d.Act(ctx, r.serial, sdk.Action{Kind: sdk.ActTap, Point: simtest.Center(t, sc, "reload"), DisplayID: id}); err != nil {
@@ -156,7 +156,7 @@ func TestWaitIdleBackgroundDisplay(t *testing.T) {
 	if waitIdle(t, d, r.serial, 3*idleTestQuiet) {
 		t.Errorf("WaitIdle(%v) while the display's page reloads (5 s): got true; want false", 3*idleTestQuiet)
 	}
-	if !waitIdle(t, d, r.serial, 15*time.Second) {
+	if !waitIdle(t, d, r.serial, idleScaled(15*time.Second)) {
 		t.Error("WaitIdle(15s) with a 5 s reload on the display: got false; want true once it ended")
 	}
 }
@@ -185,3 +185,6 @@ func TestWaitIdleArguments(t *testing.T) {
 		})
 	}
 }
+
+// idleScaled is d given the machine's slack, within WaitIdle's limit.
+func idleScaled(d time.Duration) time.Duration { return min(testkit.Scaled(d), maxIdleTimeout) }

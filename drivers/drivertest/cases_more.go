@@ -99,18 +99,19 @@ func checkVideo(t T, s *suite) {
 		streamErr = s.drv.StreamVideo(sctx, sdk.VideoRequest{DeviceID: dev}, p.add)
 	}()
 	// A still screen may send a single frame: ask for a key frame if none came.
-	if !p.waitFor(ctx, 2*time.Second, func(ps []sdk.VideoPacket) bool { n, _ := frames(ps); return n > 0 }) {
+	first, more := s.opts.within(2*time.Second), s.opts.within(5*time.Second)
+	if !p.waitFor(ctx, first, func(ps []sdk.VideoPacket) bool { n, _ := frames(ps); return n > 0 }) {
 		if err := s.drv.RequestKeyFrame(ctx, dev, 0); err != nil {
 			t.Errorf("RequestKeyFrame on device %q: %s", dev, errText(err))
 		}
 	}
-	if !p.waitFor(ctx, 5*time.Second, func(ps []sdk.VideoPacket) bool { n, _ := frames(ps); return n > 0 }) {
+	if !p.waitFor(ctx, more, func(ps []sdk.VideoPacket) bool { n, _ := frames(ps); return n > 0 }) {
 		select {
 		case <-ended:
 			t.Fatalf("StreamVideo on device %q ended after %d packets, none a frame: %s", dev, len(p.snapshot()), errText(streamErr))
 		default:
 		}
-		t.Fatalf("StreamVideo on device %q: no frame within 7s (%d packets)", dev, len(p.snapshot()))
+		t.Fatalf("StreamVideo on device %q: no frame within %v (%d packets)", dev, first+more, len(p.snapshot()))
 	}
 	_, keysBefore := frames(p.snapshot())
 	if err := s.drv.RequestKeyFrame(ctx, dev, 0); err != nil {
