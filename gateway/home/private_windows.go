@@ -11,10 +11,12 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockFile takes an exclusive lock on f's first byte without waiting
-// (LockFileEx); the system drops it when the process ends.
+// lockFile takes an exclusive lock without waiting (LockFileEx) on one
+// byte at 4 GiB, past the pid the file holds: a lock on the pid's bytes
+// would keep the second daemon from reading whose lock it met. The system
+// drops the lock when the process ends.
 func lockFile(f *os.File) error {
-	var ol windows.Overlapped
+	ol := windows.Overlapped{OffsetHigh: 1}
 	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 }
 
