@@ -2,7 +2,6 @@ package android
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,17 +37,6 @@ type rig struct {
 	quiet   time.Duration // the driver's Config.IdleQuiet; zero is its default
 }
 
-// freePort returns a TCP port nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // newRig starts a private adb server and a virtual phone's adb face, and
 // connects them.
 func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
@@ -60,7 +48,7 @@ func newRig(t testing.TB, opts ...func(*adbd.Config)) *rig {
 func newRigOn(t testing.TB, s *sim.Driver, opts ...func(*adbd.Config)) *rig {
 	t.Helper()
 	adbPath := testdep.Need(t, "adb")
-	r := &rig{adbPort: freePort(t), sim: s}
+	r := &rig{adbPort: testkit.FreePort(t), sim: s}
 	home := t.TempDir() // adb keeps its key in $HOME/.android
 	r.home = home
 	r.env = append(os.Environ(), "HOME="+home, "ANDROID_ADB_SERVER_PORT="+strconv.Itoa(r.adbPort))

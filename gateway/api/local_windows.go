@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/Microsoft/go-winio"
+	"github.com/pinky-gateway/pinky/internal/winsid"
 	"golang.org/x/sys/windows"
 )
 
@@ -40,7 +41,7 @@ func CheckSocketPath(string) error { return nil }
 // exclusively, so a pipe of that name that another process made first
 // (a squatter waiting for the token) makes this fail instead of sharing it.
 func ListenPrivate(path string, log *slog.Logger) (net.Listener, error) {
-	sid, err := userSID()
+	sid, err := winsid.User()
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func checkOwner(conn net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("reading its owner: %w", err)
 	}
-	me, err := userSID()
+	me, err := winsid.User()
 	if err != nil {
 		return err
 	}
@@ -97,13 +98,4 @@ func checkOwner(conn net.Conn) error {
 		return fmt.Errorf("its owner %v is not this user %v", owner, me)
 	}
 	return nil
-}
-
-// userSID is the SID of the user this process runs as.
-func userSID() (*windows.SID, error) {
-	u, err := windows.GetCurrentProcessToken().GetTokenUser()
-	if err != nil {
-		return nil, fmt.Errorf("reading this process's user: %w", err)
-	}
-	return u.User.Sid, nil
 }

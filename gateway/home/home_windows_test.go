@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pinky-gateway/pinky/internal/winsid"
 	"golang.org/x/sys/windows"
 )
 
@@ -36,7 +37,7 @@ func TestTokenFileWindows(t *testing.T) {
 	if err != nil || got != tok {
 		t.Fatalf("ReadToken = %q, %v; want the token made", got, err)
 	}
-	me, err := userSID()
+	me, err := winsid.User()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"unsafe"
 
+	"github.com/pinky-gateway/pinky/internal/winsid"
 	"golang.org/x/sys/windows"
 )
 
@@ -23,7 +24,7 @@ func lockFile(f *os.File) error {
 // makePrivate gives the file an access list of its own, not inherited:
 // full control for this user and the system, nobody else.
 func makePrivate(path string) error {
-	me, err := userSID()
+	me, err := winsid.User()
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ var trusted = []windows.WELL_KNOWN_SID_TYPE{windows.WinLocalSystemSid, windows.W
 // checkPrivate refuses a token file owned by someone else, or whose access
 // list lets anyone but this user, the system and the administrators read it.
 func checkPrivate(path string, _ os.FileInfo) error {
-	me, err := userSID()
+	me, err := winsid.User()
 	if err != nil {
 		return err
 	}
@@ -102,12 +103,3 @@ func isTrusted(sid *windows.SID) bool {
 // sameOwner: a file's access list is not in its FileInfo on Windows, so
 // the token file is always read (and checked) again.
 func sameOwner(a, b os.FileInfo) bool { return false }
-
-// userSID is the SID of the user this process runs as.
-func userSID() (*windows.SID, error) {
-	u, err := windows.GetCurrentProcessToken().GetTokenUser()
-	if err != nil {
-		return nil, fmt.Errorf("reading this process's user: %w", err)
-	}
-	return u.User.Sid, nil
-}

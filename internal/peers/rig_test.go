@@ -29,24 +29,13 @@ type rig struct {
 	tools  string   // a folder with adb on PATH and in platform-tools (ANDROID_HOME)
 }
 
-// freePort returns a TCP port nothing listens on now.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // newRig starts an adb server and the pinky-driver-sim binary as the
 // world's first Android phone's adb face, connects them and unlocks the
 // phone.
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	r := startServer(t)
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	addr := "127.0.0.1:" + strconv.Itoa(testkit.FreePort(t))
 	var logs testkit.Buffer
 	face := exec.Command(simBin, "--adb-listen", addr)
 	face.Stderr = &logs
@@ -97,7 +86,7 @@ func newRigFace(t *testing.T, cfg adbd.Config) *rig {
 func startServer(t *testing.T) *rig {
 	t.Helper()
 	adbPath := testdep.Need(t, "adb")
-	r := &rig{port: freePort(t), tools: t.TempDir()}
+	r := &rig{port: testkit.FreePort(t), tools: t.TempDir()}
 	// mobile-mcp finds adb as $ANDROID_HOME/platform-tools/adb, mobilecli
 	// on PATH: both reach Debian's.
 	if err := os.Mkdir(filepath.Join(r.tools, "platform-tools"), 0o755); err != nil {

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -86,4 +87,16 @@ func Context(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), CallLimit)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// FreePort returns a loopback TCP port nothing listens on now, for a
+// server a test starts that takes its port as an argument (adb's).
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
