@@ -710,3 +710,46 @@ func TestTimingProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestShellTerminals: each of adbd's three terminals as the real daemon
+// gives it (daemon/shell_service.cpp), through Debian's adb client: exec:
+// a raw pty (one stream, /dev/tty works), `shell -T` (v2 raw) pipes with no
+// terminal, `shell -tt` (v2 pty) a cooked pty where stderr joins stdout and
+// lines end in "\r\n".
+func TestShellTerminals(t *testing.T) {
+	p := newPhone(t, adbd.Config{})
+	p.unlock(t)
+	const trailer = "UI hierchary dumped to: /dev/tty\n"
+	tests := []struct {
+		name     string
+		args     []string
+		out, err string
+		code     int
+	}{
+		{"exec tty", []string{"exec-out", "tty"}, "/dev/pts/0\n", "", 0},
+		{"v2 raw tty", []string{"shell", "-T", "tty"}, "not a tty\n", "", 1},
+		{"v2 pty tty", []string{"shell", "-tt", "tty"}, "/dev/pts/0\r\n", "", 0},
+		{"v2 pty merges stderr", []string{"shell", "-tt", "echo out; echo err >&2; exit 5"}, "out\r\nerr\r\n", "", 5},
+		{"v2 raw keeps stderr apart", []string{"shell", "-T", "echo out; echo err >&2; exit 5"}, "out\n", "err\n", 5},
+		{"v2 raw /dev/tty", []string{"shell", "-T", "echo hi > /dev/tty"}, "", "/system/bin/sh: can't create /dev/tty: No such device or address\n", 1},
+		{"exec /dev/tty", []string{"exec-out", "echo hi > /dev/tty"}, "hi\n", "", 0},
+		{"v2 raw dump to /dev/tty", []string{"shell", "-T", "uiautomator", "dump", "/dev/tty"}, trailer, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := adb(t, nil, append([]string{"-s", p.serial}, tt.args...)...)
+			if out != tt.out || errs != tt.err || code != tt.code {
+				t.Errorf("adb %q: got (%q, %q, %d); want (%q, %q, %d)", tt.args, out, errs, code, tt.out, tt.err, tt.code)
+			}
+		})
+	}
+	// The dump reaches the terminal even with stdout sent elsewhere.
+	out, _, _ := adb(t, nil, "-s", p.serial, "exec-out", "uiautomator dump /dev/tty > /dev/null")
+	if !strings.HasPrefix(out, "<?xml") || strings.Contains(out, trailer) {
+		t.Errorf("exec-out uiautomator dump /dev/tty >/dev/null: got %.80q; want the XML (on the tty) without the trailer (on stdout)", out)
+	}
+	out, _, _ = adb(t, nil, "-s", p.serial, "shell", "-tt", "uiautomator", "dump", "/dev/tty")
+	if !strings.HasPrefix(out, "<?xml") || !strings.HasSuffix(out, "UI hierchary dumped to: /dev/tty\r\n") {
+		t.Errorf("shell -tt uiautomator dump /dev/tty: got %.80q…; want the XML then the trailer ending in \\r\\n", out)
+	}
+}

@@ -26,6 +26,7 @@ func init() {
 		"pwd":         func(sh *shell, _ []string, io3 stdio) int { fmt.Fprintln(io3.out, sh.cwd); return 0 },
 		"cd":          cmdCd,
 		"id":          cmdID,
+		"tty":         cmdTty,
 		"whoami":      func(_ *shell, _ []string, io3 stdio) int { fmt.Fprintln(io3.out, "shell"); return 0 },
 		"sleep":       cmdSleep,
 		"sh":          cmdSh,

@@ -99,7 +99,12 @@
 //
 // # What is not emulated
 //
-// No pty (uiautomator dump /dev/tty works on every service), no reverse
+// No real pty: the three terminals adbd gives a command are modelled
+// (pty.go): shell: and exec: a raw pty (one stream, /dev/tty works),
+// shell,v2,raw: pipes (no /dev/tty: `uiautomator dump /dev/tty` prints only
+// its trailer, `tty` says "not a tty"), shell,v2,pty: a cooked pty (stderr
+// joins stdout, "\n" leaves as "\r\n", stdin echoed, close-stdin ignored);
+// no job control or window size. No reverse
 // forwarding, no abb_exec, no logcat, no
 // root/remount/reboot/tcpip services, no jdwp. Apps have no
 // real activities: every app reports PKG/.MainActivity.

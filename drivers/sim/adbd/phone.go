@@ -907,15 +907,22 @@ func cmdUiautomator(sh *shell, args []string, io3 stdio) int {
 	}
 	if err != nil {
 		if errors.Is(err, errNoRoot) {
+			// DumpCommand prints this and returns: the JVM exits 0.
 			fmt.Fprintln(io3.err, "ERROR: null root node returned by UiTestAutomationBridge.")
-			return 1
+			return 0
 		}
 		return reportErr(io3, err)
 	}
 	switch {
 	case (file == "/dev/tty" || file == "/dev/stdout") && windows:
 		// The window dump goes to a file only: /dev/tty gets nothing.
-	case file == "/dev/tty" || file == "/dev/stdout":
+	case file == "/dev/tty" && sh.tty == nil:
+		// No controlling terminal (shell,v2,raw: runs on pipes): the
+		// FileWriter's IOException goes to logcat, and the dump still
+		// says where it went (AccessibilityNodeInfoDumper).
+	case file == "/dev/tty":
+		sh.tty.Write(xml) // the terminal, whatever stdout is redirected to
+	case file == "/dev/stdout":
 		io3.out.Write(xml)
 	default:
 		w, err := sh.d.fs.create(sh.ctx, sh.abs(file), timeZero)

@@ -22,6 +22,8 @@ type shell struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	tty    io.Writer // the controlling terminal; nil on pipes (shell,v2,raw:)
+	prompt io.Writer // where an interactive shell echoes and prompts; nil: stdout
 	cwd    string
 	status int
 	exited bool
@@ -247,7 +249,13 @@ func (sh *shell) simple(c command, in io.Reader, out io.Writer) int {
 			switch r.target {
 			case "/dev/null":
 				w = io.Discard
-			case "/dev/tty", "/dev/stdout":
+			case "/dev/tty":
+				if sh.tty == nil {
+					fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create /dev/tty: No such device or address\n")
+					return 1
+				}
+				w = sh.tty
+			case "/dev/stdout":
 				w = sh.stdout
 			case "/dev/stderr":
 				w = sh.stderr
@@ -345,9 +353,13 @@ func (sh *shell) abs(p string) string {
 // interactive reads command lines from stdin until exit or its end. With a
 // pty it echoes what is typed and prints a prompt, as a terminal would.
 func (sh *shell) interactive(pty bool) {
+	term := sh.prompt
+	if term == nil {
+		term = sh.stdout
+	}
 	prompt := func() {
 		if pty {
-			fmt.Fprintf(sh.stdout, "%s:%s $ ", sh.d.prop("ro.product.device"), sh.cwd)
+			fmt.Fprintf(term, "%s:%s $ ", sh.d.prop("ro.product.device"), sh.cwd)
 		}
 	}
 	prompt()
@@ -361,7 +373,7 @@ func (sh *shell) interactive(pty bool) {
 		switch {
 		case c == '\r' || c == '\n':
 			if pty {
-				io.WriteString(sh.stdout, "\r\n")
+				io.WriteString(term, "\r\n")
 			}
 			if !sh.runLine(string(line)) {
 				return
@@ -371,18 +383,18 @@ func (sh *shell) interactive(pty bool) {
 		case pty && (c == 0x7f || c == 0x08):
 			if len(line) > 0 {
 				line = line[:len(line)-1]
-				io.WriteString(sh.stdout, "\b \b")
+				io.WriteString(term, "\b \b")
 			}
 		case pty && c == 0x04 && len(line) == 0: // ^D
 			return
 		case pty && c == 0x03: // ^C
 			line = line[:0]
-			io.WriteString(sh.stdout, "^C\r\n")
+			io.WriteString(term, "^C\r\n")
 			prompt()
 		default:
 			line = append(line, c)
 			if pty {
-				sh.stdout.Write([]byte{c})
+				term.Write([]byte{c})
 			}
 		}
 	}

@@ -78,9 +78,11 @@ func (d *Device) serveShell(ctx context.Context, s *stream, args, cmd string, v2
 	var mu sync.Mutex
 	sh := &shell{d: d, ctx: ctx, cwd: "/"}
 	if !v2 {
+		// A pty made raw: one stream, bytes as they are.
 		sh.stdin = s
 		sh.stdout = lockedWriter{&mu, s}
 		sh.stderr = sh.stdout
+		sh.tty = sh.stdout
 		if cmd == "" {
 			sh.interactive(pty)
 		} else {
@@ -88,14 +90,28 @@ func (d *Device) serveShell(ctx context.Context, s *stream, args, cmd string, v2
 		}
 		return nil
 	}
-	sh.stdout = packetWriter{&mu, s, idStdout}
-	sh.stderr = packetWriter{&mu, s, idStderr}
 	pr, pw := io.Pipe()
-	sh.stdin = pr
+	if pty {
+		// A cooked pty: stderr joins stdout, "\n" leaves as "\r\n", and
+		// what a command reads is echoed. An interactive shell echoes and
+		// prompts itself, so only what its commands print is translated.
+		raw := packetWriter{&mu, s, idStdout}
+		term := onlcr{raw}
+		sh.stdout, sh.stderr, sh.tty = term, term, term
+		sh.stdin = pr
+		if cmd != "" {
+			sh.stdin = echoReader{pr, term}
+		}
+		sh.prompt = raw // an interactive shell writes its own "\r\n"
+	} else {
+		sh.stdout = packetWriter{&mu, s, idStdout}
+		sh.stderr = packetWriter{&mu, s, idStderr}
+		sh.stdin = pr
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		pw.CloseWithError(readStdin(s, pw))
+		pw.CloseWithError(readStdin(s, pw, pty))
 	}()
 	if cmd == "" {
 		sh.interactive(pty)
@@ -112,8 +128,8 @@ func (d *Device) serveShell(ctx context.Context, s *stream, args, cmd string, v2
 }
 
 // readStdin copies the stdin packets of a v2 stream to w until close-stdin
-// or the end of the stream.
-func readStdin(s io.Reader, w io.Writer) error {
+// (ignored on a pty) or the end of the stream.
+func readStdin(s io.Reader, w io.Writer, pty bool) error {
 	r := bufio.NewReader(s)
 	var h [5]byte
 	for {
@@ -135,7 +151,9 @@ func readStdin(s io.Reader, w io.Writer) error {
 			if _, err := io.CopyN(io.Discard, r, n); err != nil {
 				return nil
 			}
-			return nil
+			if !pty {
+				return nil
+			}
 		default: // window size and unknown packets
 			if _, err := io.CopyN(io.Discard, r, n); err != nil {
 				return nil
