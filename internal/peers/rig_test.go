@@ -157,7 +157,9 @@ func (r *rig) shell(t *testing.T, cmd string) string {
 // elements.
 func (r *rig) screen(t *testing.T) *sdk.Screen {
 	t.Helper()
-	s, err := dump.ParseUIAutomator(strings.NewReader(r.shell(t, "uiautomator dump /dev/tty")))
+	// exec-out: under `adb shell` (shell,v2,raw: pipes) a real phone has
+	// no /dev/tty and prints only the dump's trailer.
+	s, err := dump.ParseUIAutomator(strings.NewReader(r.adb(t, "-s", r.serial, "exec-out", "uiautomator dump /dev/tty")))
 	if err != nil {
 		t.Fatalf("the phone's UI dump: %v", err)
 	}
