@@ -32,7 +32,7 @@ var (
 		Width: 1080, Height: 2400, DensityDPI: 420, Orientation: OrientationLandscape, KeyboardShown: true,
 		Elements: []Element{fullElement}, CapturedAt: time.UnixMilli(1700000000123),
 	}
-	fullImage      = Image{Format: FormatJPEG, Width: 10, Height: 20, Data: []byte{1, 2, 3}}
+	fullImage      = Image{Format: FormatJPEG, Width: 10, Height: 20, Data: []byte{1, 2, 3}, Blanked: true}
 	fullScreenshot = ScreenshotRequest{DeviceID: "d1", DisplayID: 2, Format: FormatJPEG, MaxSide: 640, Quality: 80}
 	fullVideoReq   = VideoRequest{DeviceID: "d1", DisplayID: 1, Codec: CodecH265, MaxSide: 1280, MaxFPS: 30, BitRate: 8000000}
 	fullPacket     = VideoPacket{Codec: CodecH264, Config: true, KeyFrame: true, PTS: 1500 * time.Microsecond, Width: 720, Height: 1600, Data: []byte{0, 0, 0, 1}}

@@ -108,7 +108,7 @@ func imageFromProto(i *pb.Image) *Image {
 	if i == nil {
 		return nil
 	}
-	return &Image{Format: formatFromProto[i.GetFormat()], Width: int(i.GetWidth()), Height: int(i.GetHeight()), Data: i.GetData()}
+	return &Image{Format: formatFromProto[i.GetFormat()], Width: int(i.GetWidth()), Height: int(i.GetHeight()), Data: i.GetData(), Blanked: i.GetBlanked()}
 }
 
 func screenshotRequestFromProto(r *pb.ScreenshotRequest) ScreenshotRequest {

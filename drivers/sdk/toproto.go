@@ -146,7 +146,7 @@ func imageToProto(i *Image) *pb.Image {
 	if i == nil {
 		return nil
 	}
-	return &pb.Image{Format: formatToProto[i.Format], Width: int32(i.Width), Height: int32(i.Height), Data: i.Data}
+	return &pb.Image{Format: formatToProto[i.Format], Width: int32(i.Width), Height: int32(i.Height), Data: i.Data, Blanked: i.Blanked}
 }
 
 func screenshotRequestToProto(r ScreenshotRequest) *pb.ScreenshotRequest {

@@ -238,6 +238,10 @@ type Image struct {
 	Format        ImageFormat
 	Width, Height int
 	Data          []byte
+	// Blanked says that a window on the display forbids capture (Android's
+	// FLAG_SECURE) and the picture shows its area black: the picture is not
+	// what the person sees, though the window's elements can still be read.
+	Blanked bool
 }
 
 // Key is a named key.

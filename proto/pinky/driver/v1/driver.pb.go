@@ -1831,7 +1831,12 @@ type Image struct {
 	Width  int32 `protobuf:"varint,2,opt,name=width,proto3" json:"width,omitempty"`
 	Height int32 `protobuf:"varint,3,opt,name=height,proto3" json:"height,omitempty"`
 	// REQUIRED. The encoded image, at most 16 MiB.
-	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Data []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// OPTIONAL. True when the driver knows that a window on the display
+	// forbids capture (Android's FLAG_SECURE) and the picture shows its area
+	// black, the system bars still drawn. The elements of such a window are
+	// still read by GetScreen.
+	Blanked       bool `protobuf:"varint,5,opt,name=blanked,proto3" json:"blanked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1892,6 +1897,13 @@ func (x *Image) GetData() []byte {
 		return x.Data
 	}
 	return nil
+}
+
+func (x *Image) GetBlanked() bool {
+	if x != nil {
+		return x.Blanked
+	}
+	return false
 }
 
 type ScreenshotResponse struct {
@@ -4981,12 +4993,13 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"display_id\x18\x02 \x01(\x05R\tdisplayId\x124\n" +
 	"\x06format\x18\x03 \x01(\x0e2\x1c.pinky.driver.v1.ImageFormatR\x06format\x12\x19\n" +
 	"\bmax_side\x18\x04 \x01(\x05R\amaxSide\x12\x18\n" +
-	"\aquality\x18\x05 \x01(\x05R\aquality\"\x7f\n" +
+	"\aquality\x18\x05 \x01(\x05R\aquality\"\x99\x01\n" +
 	"\x05Image\x124\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1c.pinky.driver.v1.ImageFormatR\x06format\x12\x14\n" +
 	"\x05width\x18\x02 \x01(\x05R\x05width\x12\x16\n" +
 	"\x06height\x18\x03 \x01(\x05R\x06height\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"B\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x18\n" +
+	"\ablanked\x18\x05 \x01(\bR\ablanked\"B\n" +
 	"\x12ScreenshotResponse\x12,\n" +
 	"\x05image\x18\x01 \x01(\v2\x16.pinky.driver.v1.ImageR\x05image\"#\n" +
 	"\x05Point\x12\f\n" +
