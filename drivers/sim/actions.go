@@ -13,6 +13,9 @@ func (ds *display) act(a sdk.Action) (string, error) {
 	if err := ds.checkAction(a); err != nil {
 		return "", err
 	}
+	if a.Kind != sdk.ActType && (a.Kind != sdk.ActKey || a.Key != sdk.KeyDelete) {
+		ds.selected = "" // a tap, a swipe or another key drops the selection
+	}
 	if a.Kind == sdk.ActKey {
 		return ds.key(a.Key)
 	}
@@ -184,7 +187,7 @@ func (ds *display) typeText(text string, replace, submit bool) (string, error) {
 	if !ds.keyboardShown() {
 		return "", sdk.Errorf(sdk.ErrNoFocus, "no text field has focus; tap one first")
 	}
-	if replace {
+	if ds.takeSelection() || replace {
 		ds.vars[ds.focus] = ""
 	}
 	ds.vars[ds.focus] += text
@@ -234,6 +237,10 @@ func (ds *display) key(k sdk.Key) (string, error) {
 	case sdk.KeyEnter:
 		return ds.submit()
 	case sdk.KeyDelete:
+		if ds.takeSelection() && ds.keyboardShown() {
+			ds.vars[ds.focus] = ""
+			return "deleted the selected text", nil
+		}
 		if v := ds.vars[ds.focus]; ds.keyboardShown() && v != "" {
 			_, size := utf8.DecodeLastRuneInString(v)
 			ds.vars[ds.focus] = v[:len(v)-size]
@@ -274,7 +281,7 @@ func (ds *display) submit() (string, error) {
 	}
 	screen := e.app.Screens[e.screen]
 	if ds.dialog != "" {
-		screen = e.app.Screens[ds.dialog]
+		_, screen = ds.dialogScreen(e)
 	}
 	f := findField(screen.Elements, ds.focus)
 	if len(f.OnSubmit) == 0 {
@@ -293,6 +300,20 @@ func findField(els []*ElementSpec, name string) *ElementSpec {
 		}
 	}
 	return nil
+}
+
+// dialogScreen is the dialog shown over entry e: a screen of e's app, or
+// with "app/screen" another app's (the permission controller's). An app
+// not installed on the phone gives e's screen, which the world's check
+// rules out for the bundled world.
+func (ds *display) dialogScreen(e *entry) (*AppSpec, *ScreenSpec) {
+	if k, name, ok := strings.Cut(ds.dialog, "/"); ok {
+		if a := findApp(ds.apps, k); a != nil && a.Screens[name] != nil {
+			return a, a.Screens[name]
+		}
+		return e.app, e.app.Screens[e.screen]
+	}
+	return e.app, e.app.Screens[ds.dialog]
 }
 
 // back closes what is on top: the keyboard, a panel, a dialog, then a screen.
@@ -418,7 +439,7 @@ func (ds *display) run(app *AppSpec, steps []*Step, locals map[string]string) (s
 			n.Title, n.Text = ds.expand(n.Title, locals), ds.expand(n.Text, locals)
 			ds.post(n)
 		case s.Copy != "":
-			ds.clipboard = ds.expand(s.Copy, locals)
+			ds.setClipboard(ds.expand(s.Copy, locals))
 		case s.Require != "":
 			if ds.vars[s.Require] == "" {
 				return "nothing happens: " + s.Require + " is empty", nil

@@ -24,12 +24,18 @@ const (
 type display struct {
 	*phone
 	id                     int
-	width, height, density int
+	width, height, density int     // width and height in the current orientation
 	scale                  float64 // pixels per dp
+	// natW and natH are the size in the natural orientation; rot is the
+	// current rotation in quarter turns (0 to 3, Android's Surface.ROTATION_*)
+	// and userRot the one the person or a tool set (rotation.go).
+	natW, natH   int
+	rot, userRot int
 
 	stack    []*entry // the back stack; empty shows the launcher
 	dialog   string   // a screen of the top entry's app shown as a dialog
 	focus    string   // the focused field's variable
+	selected string   // the field whose whole text is selected (selection.go), or ""
 	shade    bool     // display 0 only
 	recents  bool     // display 0 only
 	anim     *animation
@@ -44,7 +50,7 @@ type display struct {
 
 func newDisplay(p *phone, id, width, height, density int) *display {
 	return &display{
-		phone: p, id: id, width: width, height: height, density: density,
+		phone: p, id: id, width: width, height: height, density: density, natW: width, natH: height,
 		scale: float64(density) / 160, pointers: map[int]sdk.Point{}, gone: make(chan struct{}),
 	}
 }

@@ -211,6 +211,10 @@ func (d *Driver) with(ctx context.Context, call, id string, kind sdk.ActionKind,
 		d.goOffline(p)
 		return fmt.Errorf("device %q: went offline during %s: %w", id, call, sdk.ErrDeviceOffline)
 	}
+	// Each display takes the orientation of what is in front before and
+	// after the call, so sizes and bounds checks are the current ones.
+	p.orient()
+	defer p.orient()
 	return f(p)
 }
 

@@ -28,7 +28,7 @@ type instance struct {
 
 // appLayer lays out an app screen, or a dialog of it, inside area.
 func (ds *display) appLayer(e *entry, s *ScreenSpec, area sdk.Rect, dialog bool) *layer {
-	l := &layer{area: area, modal: dialog}
+	l := &layer{area: area, modal: dialog, secure: ds.secure(e.app)}
 	box := area
 	if dialog {
 		h := 0
@@ -49,9 +49,21 @@ func (ds *display) appLayer(e *entry, s *ScreenSpec, area sdk.Rect, dialog bool)
 	}, fill: white}
 	if dialog {
 		root.fill, root.el.Class = dialogFill, ds.class("dialog", PerPlatform{})
+		if top := ds.top(); top != nil && top.app != e.app {
+			// Another app's window (the permission controller's): its
+			// package is its elements', as in a dump of that window.
+			root.el.ResourceID = ""
+		}
 	}
 	ri := l.add(-1, root)
 	ds.column(l, ri, e, ds.instances(s.Elements, nil, "e"), box, box)
+	if s.Canvas {
+		// The app draws its screen itself: accessibility sees one View.
+		root.el.Class, root.el.ResourceID = ds.class("", PerPlatform{Android: "android.view.View"}), ""
+		for _, n := range l.nodes[ri+1:] {
+			n.drawn = true
+		}
+	}
 	return l
 }
 

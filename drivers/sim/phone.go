@@ -33,6 +33,7 @@ type phone struct {
 	headsUp   *notification // the banner of the notification that just came, on display 0
 	started   bool          // the world's own notifications are in: later ones come as banners
 	clipboard string
+	clipWatch map[*func(string)]struct{} // WatchClipboard's callbacks
 	timers    map[*time.Timer]struct{}
 	folder    string // the Pinky folder, made on first use
 	closed    bool

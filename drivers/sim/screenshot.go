@@ -15,6 +15,7 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	var boxes []render.Box
 	var w, h int
 	var f float64
+	var blanked bool
 	err := d.withDisplay(ctx, "screenshot", req.DeviceID, req.DisplayID, "", func(ds *display) error {
 		switch {
 		case req.MaxSide < 0:
@@ -29,7 +30,8 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 			f = float64(req.MaxSide) / float64(long)
 			w, h = max(1, int(float64(w)*f+0.5)), max(1, int(float64(h)*f+0.5))
 		}
-		boxes = ds.boxes(ds.view(), f)
+		v := ds.view()
+		boxes, blanked = ds.boxes(v, f), ds.blanked(v)
 		return nil
 	})
 	if err != nil {
@@ -38,13 +40,20 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	// Drawing and encoding happen outside the phone's lock, once for the
 	// same picture (shotcache.go).
 	req.MaxSide = 0 // drawn at its size already
-	return d.shots.get(shotKey(w, h, req, boxes), func() (*sdk.Image, error) {
+	img, err := d.shots.get(shotKey(w, h, req, boxes), func() (*sdk.Image, error) {
 		out, err := still.Encode(render.Draw(w, h, black, boxes), req)
 		if err != nil {
 			return nil, fmt.Errorf("device %q: encode screenshot: %w", req.DeviceID, err)
 		}
 		return out, nil
 	})
+	if err != nil || !blanked {
+		return img, err
+	}
+	// The cache shares its images: the flag goes on a copy.
+	out := *img
+	out.Blanked = true
+	return &out, nil
 }
 
 // boxes turns a view into what to draw, scaled by f.
@@ -55,6 +64,10 @@ func (ds *display) boxes(v *view, f float64) []render.Box {
 	size := max(6, int(float64(ds.px(15))*f))
 	var out []render.Box
 	for _, l := range v.layers {
+		if l.secure {
+			out = append(out, render.Box{Rect: scale(l.area), Fill: secureFill})
+			continue
+		}
 		for _, n := range l.nodes {
 			if !n.el.Visible {
 				continue

@@ -161,8 +161,13 @@ func (ds *display) launcher(area sdk.Rect) *layer {
 	root := l.add(-1, &node{el: sdk.Element{Class: ds.class("group", PerPlatform{}), Bounds: area, Enabled: true, Visible: true,
 		ResourceID: ds.launcherID("workspace")}, fill: launcherFill})
 	cells := sdk.Rect{Left: area.Left + ds.px(8), Top: area.Top + ds.px(24), Right: area.Right - ds.px(8), Bottom: area.Bottom}
-	for i, a := range ds.apps {
+	i := -1
+	for _, a := range ds.apps {
+		if a.Hidden {
+			continue
+		}
 		a := a
+		i++
 		r := inset(grid(cells, i, 4, ds.px(104)), ds.px(4))
 		if r.Bottom > area.Bottom {
 			break

@@ -30,6 +30,15 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 // keyEvery instead of every 5 s, for a face that copies a real encoder's
 // interval (scrcpy's is 10 s).
 func (d *Driver) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, send func(sdk.VideoPacket) error) error {
+	fit := func(w, h int) (int, int) { return h264.FitSize(w, h, req.MaxSide) }
+	return d.StreamVideoFit(ctx, req, keyEvery, fit, send)
+}
+
+// StreamVideoFit is StreamVideoKeyEvery with the video's size chosen by fit
+// from the display's current size instead of by req.MaxSide, for a face that
+// sizes its video as a real encoder does (scrcpy's alignment). fit is asked
+// for every frame, so a rotation gives a new size; it must return even sizes.
+func (d *Driver) StreamVideoFit(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, fit func(w, h int) (int, int), send func(sdk.VideoPacket) error) error {
 	var ds *display
 	keyReq := make(chan struct{}, 1)
 	err := d.withDisplay(ctx, "stream_video", req.DeviceID, req.DisplayID, "", func(s *display) error {
@@ -69,7 +78,7 @@ func (d *Driver) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, 
 		wantKey   bool
 	)
 	for {
-		boxes, w, h, err := ds.videoFrame(req.MaxSide)
+		boxes, w, h, err := ds.videoFrame(fit)
 		if err != nil {
 			return err
 		}
@@ -121,9 +130,10 @@ func (d *Driver) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, 
 	}
 }
 
-// videoFrame returns what to draw for the next video frame at the stream's
-// size; an absent or offline phone or a removed display ends the stream.
-func (ds *display) videoFrame(maxSide int) ([]render.Box, int, int, error) {
+// videoFrame returns what to draw for the next video frame at the size fit
+// gives for the display's; an absent or offline phone or a removed display
+// ends the stream.
+func (ds *display) videoFrame(fit func(w, h int) (int, int)) ([]render.Box, int, int, error) {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	id := ds.spec.ID
@@ -135,8 +145,9 @@ func (ds *display) videoFrame(maxSide int) ([]render.Box, int, int, error) {
 	case ds.removed:
 		return nil, 0, 0, sdk.Invalid("device %q display %d: removed", id, ds.id)
 	}
+	ds.orient() // a timer's step may have turned the screen since the last call
 	sw, sh := ds.width, ds.height
-	w, h := h264.FitSize(sw, sh, maxSide)
+	w, h := fit(sw, sh)
 	// Scale each axis on its own: rounding to even sizes may change the ratio slightly.
 	f := min(float64(w)/float64(sw), float64(h)/float64(sh))
 	if w == sw && h == sh {

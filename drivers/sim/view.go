@@ -19,7 +19,10 @@ type view struct {
 type layer struct {
 	area  sdk.Rect
 	modal bool // taps outside the area go nowhere
-	nodes []*node
+	// secure is a window of an app with FLAG_SECURE: pictures draw its
+	// area black (secure.go).
+	secure bool
+	nodes  []*node
 }
 
 // node is an element with how it looks and what acting on it does.
@@ -33,6 +36,9 @@ type node struct {
 	long   func() (string, error)
 	scroll *scroller
 	zoom   func(scale int) string // for a pinch; scale in thousandths
+	// drawn is a node of a canvas screen: drawn and tapped, but not in the
+	// tree the screen reports.
+	drawn bool
 }
 
 // scroller moves a scrollable element's content.
@@ -56,22 +62,23 @@ func (v *view) screen(ds *display) *sdk.Screen {
 	s := &sdk.Screen{
 		App: v.app, LockState: sdk.LockUnlocked, ScreenOn: ds.lit(),
 		Width: ds.width, Height: ds.height, DensityDPI: ds.density,
-		Orientation: sdk.OrientationPortrait, KeyboardShown: v.keyboard, CapturedAt: ds.d.now(),
-	}
-	if ds.width > ds.height {
-		s.Orientation = sdk.OrientationLandscape
+		Orientation: ds.orientation(), KeyboardShown: v.keyboard, CapturedAt: ds.d.now(),
 	}
 	if ds.keyguard() {
 		s.LockState = sdk.LockLocked
 	}
 	s.Elements = []sdk.Element{}
 	for _, l := range v.layers {
-		base := len(s.Elements)
-		for _, n := range l.nodes {
+		ids := make([]int, len(l.nodes)) // a node's element id; 0 for a drawn node
+		for i, n := range l.nodes {
+			if n.drawn {
+				continue
+			}
 			e := n.el
 			e.ID = len(s.Elements) + 1
+			ids[i] = e.ID
 			if n.parent >= 0 {
-				e.ParentID = base + n.parent + 1
+				e.ParentID = ids[n.parent]
 			}
 			s.Elements = append(s.Elements, e)
 		}
@@ -152,6 +159,7 @@ func (p *phone) homeApp(locked bool) sdk.App {
 
 // view builds what the display shows now. The phone's mu is held.
 func (ds *display) view() *view {
+	ds.orient()
 	v := &view{}
 	if !ds.lit() {
 		return v
@@ -190,7 +198,14 @@ func (ds *display) view() *view {
 		v.app = ds.appInfo(e.app)
 		v.layers = append(v.layers, ds.appLayer(e, e.app.Screens[e.screen], content, false))
 		if ds.dialog != "" {
-			v.layers = append(v.layers, ds.appLayer(e, e.app.Screens[ds.dialog], content, true))
+			a, s := ds.dialogScreen(e)
+			de := e
+			if a != e.app {
+				// Another app's dialog over this one (the permission
+				// controller's): its taps run that app's steps.
+				de = &entry{app: a, screen: ds.dialog, scroll: map[string]int{}}
+			}
+			v.layers = append(v.layers, ds.appLayer(de, s, content, true))
 		}
 	} else {
 		v.app = ds.homeApp(false)
@@ -226,7 +241,7 @@ func (ds *display) keyboardShown() bool {
 	}
 	screen := e.app.Screens[e.screen]
 	if ds.dialog != "" {
-		screen = e.app.Screens[ds.dialog]
+		_, screen = ds.dialogScreen(e)
 	}
 	return hasField(screen.Elements, ds.focus)
 }

@@ -53,7 +53,7 @@ func (d *Driver) Clipboard(ctx context.Context, deviceID string) (string, error)
 // SetClipboard replaces the phone's clipboard.
 func (d *Driver) SetClipboard(ctx context.Context, deviceID, text string) error {
 	return d.with(ctx, "clipboard", deviceID, "", func(p *phone) error {
-		p.clipboard = text
+		p.setClipboard(text)
 		return nil
 	})
 }

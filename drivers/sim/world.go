@@ -70,6 +70,16 @@ type AppSpec struct {
 	Vars      map[string]string      `yaml:"vars"`
 	Lists     map[string][]string    `yaml:"lists"`
 	Screens   map[string]*ScreenSpec `yaml:"screens"`
+	// Hidden leaves the app off the launcher, as a system app without a
+	// launcher activity (the permission controller) is.
+	Hidden bool `yaml:"hidden"`
+	// Secure marks the app's windows with FLAG_SECURE, as banking and
+	// streaming apps do: on Android, screenshots and video draw the app's
+	// area black (the status bar, the keyboard and the shade still show),
+	// the tree is read as usual, and dumpsys window lists SECURE among the
+	// focused window's flags. iOS has no such flag for an app's screen, so
+	// an iPhone draws the app as usual.
+	Secure bool `yaml:"secure"`
 }
 
 // ScreenSpec is one screen of an app: an element tree, or a captured dump.
@@ -77,6 +87,16 @@ type ScreenSpec struct {
 	Title    string         `yaml:"title"`
 	Elements []*ElementSpec `yaml:"elements"`
 	Dump     string         `yaml:"dump"`
+	// Canvas says the app draws the screen itself, as a Flutter, canvas or
+	// game app does: its elements are drawn and answer taps where they are
+	// drawn, but the tree holds one full-screen View with no text and no
+	// children.
+	Canvas bool `yaml:"canvas"`
+	// Orientation locks the phone's own screen while the screen is in
+	// front, as an app's requested orientation does: "landscape" (a video
+	// player's full screen) or "portrait"; empty follows the phone's
+	// rotation.
+	Orientation string `yaml:"orientation"`
 
 	dump    *sdk.Screen
 	dumpXML []byte // the dump's bytes when it is UI Automator XML
@@ -323,11 +343,17 @@ func (a *AppSpec) check(all []*AppSpec, baseDir string) error {
 			if len(s.Elements) > 0 {
 				return fmt.Errorf("screen %q: dump and elements exclude each other", name)
 			}
+			if s.Canvas {
+				return fmt.Errorf("screen %q: dump and canvas exclude each other", name)
+			}
 			d, raw, err := readDump(baseDir, s.Dump)
 			if err != nil {
 				return fmt.Errorf("screen %q: %w", name, err)
 			}
 			s.dump, s.dumpXML = d, raw
+		}
+		if s.Orientation != "" && s.Orientation != "landscape" && s.Orientation != "portrait" {
+			return fmt.Errorf("screen %q: orientation %q: want landscape, portrait or none", name, s.Orientation)
 		}
 		c := checker{app: a, all: all}
 		for i, e := range s.Elements {
@@ -428,7 +454,7 @@ func (c checker) step(s *Step) error {
 			return fmt.Errorf("go: unknown screen %q", s.Go)
 		}
 	case s.Dialog != "":
-		if c.app.Screens[s.Dialog] == nil {
+		if _, _, ok := c.screen(s.Dialog); !ok {
 			return fmt.Errorf("dialog: unknown screen %q", s.Dialog)
 		}
 	case s.Launch != "":

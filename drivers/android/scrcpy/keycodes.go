@@ -29,7 +29,8 @@ const (
 	MetaShiftOn       uint32 = 0x01
 	MetaCtrlOn        uint32 = 0x1000
 	keycode0          uint32 = 7
-	keycodeA          uint32 = 29
+	KeycodeA          uint32 = 29
+	keycodeA                 = KeycodeA
 	keycodeSpace      uint32 = 62
 	keycodeLastLetter        = keycodeA + 25
 	keycodeLastDigit         = keycode0 + 9

@@ -13,7 +13,8 @@ import (
 // `localabstract:NAME` stream the adb server opens (one per client of an
 // `adb forward tcp:N localabstract:NAME`) becomes a connection accepted
 // here. Closing the listener frees the name; while no listener has it,
-// streams to it are refused, as on a phone.
+// streams to it are refused, as on a phone. A name an adb reverse forward
+// holds is in use.
 func (d *Device) ListenAbstract(name string) (net.Listener, error) {
 	if name == "" {
 		return nil, errors.New("adbd: abstract socket name is empty")
@@ -23,7 +24,7 @@ func (d *Device) ListenAbstract(name string) (net.Listener, error) {
 	if d.ctx.Err() != nil {
 		return nil, fmt.Errorf("adbd: listen @%s: server closed", name)
 	}
-	if d.abstract[name] != nil {
+	if d.abstract[name] != nil || d.reverseAtLocked("localabstract:"+name) != nil {
 		return nil, fmt.Errorf("adbd: listen @%s: address already in use", name)
 	}
 	l := &abstractListener{d: d, name: name, conns: make(chan net.Conn), done: make(chan struct{})}
@@ -94,6 +95,12 @@ func (l *abstractListener) serve(ctx context.Context, s *stream) error {
 		theirs.Close()
 		return nil
 	}
+	return relay(s, mine)
+}
+
+// relay copies bytes both ways between an adb stream and one end of a pipe
+// until either side closes, then closes both.
+func relay(s *stream, mine net.Conn) error {
 	errc := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(mine, s)

@@ -82,8 +82,9 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu    sync.Mutex // guards conns and closed
-	conns map[*conn]struct{}
+	mu     sync.Mutex // guards conns and closed
+	conns  map[*conn]struct{}
+	nconns int // connections accepted, which name their transports
 }
 
 // Listen starts serving cfg's phone on addr ("127.0.0.1:0" picks a port).
@@ -158,6 +159,8 @@ func (s *Server) accept() {
 			return
 		}
 		s.conns[c] = struct{}{}
+		s.nconns++
+		c.name = fmt.Sprintf("host-%d", s.nconns)
 		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
@@ -182,12 +185,13 @@ type Device struct {
 	ctx  context.Context
 	fs   *fsys
 
-	mu        sync.Mutex // guards settings, abstract, pin, displays and installed
+	mu        sync.Mutex // guards settings, abstract, reverse, pin, displays and installed
 	settings  map[string]string
 	abstract  map[string]*abstractListener
-	pin       []byte          // digits typed on the lock screen
-	displays  map[int]bool    // background displays made through CreateDisplay
-	installed map[string]bool // packages pm install added (install.go)
+	reverse   []*reverseListener // adb reverse's listeners, in the order made (reverse.go)
+	pin       []byte             // digits typed on the lock screen
+	displays  map[int]bool       // background displays made through CreateDisplay
+	installed map[string]bool    // packages pm install added (install.go)
 
 	uiAutomation atomic.Bool // a uiautomator dump holds the phone's UiAutomation
 }
@@ -249,6 +253,7 @@ func (d *Device) close() {
 	for _, l := range d.abstract {
 		l.closeLocked()
 	}
+	d.reverse = nil
 	d.mu.Unlock()
 	if d.fs != nil {
 		os.RemoveAll(d.fs.root)
@@ -300,18 +305,19 @@ func (d *Device) service(name string) (func(context.Context, *stream) error, boo
 		cmd := strings.TrimPrefix(name, "exec:")
 		return func(ctx context.Context, s *stream) error { return d.serveShell(ctx, s, "exec,raw", cmd, false) }, true
 	case strings.HasPrefix(name, "localabstract:"):
-		l := d.listener(strings.TrimPrefix(name, "localabstract:"))
-		if l == nil {
-			return nil, false
+		if l := d.listener(strings.TrimPrefix(name, "localabstract:")); l != nil {
+			return l.serve, true
 		}
-		return l.serve, true
+		return d.reverseService(name)
+	case strings.HasPrefix(name, "tcp:"):
+		return d.reverseService(name)
 	case strings.HasPrefix(name, "reverse:"):
 		return func(ctx context.Context, s *stream) error {
-			_, err := io.WriteString(s, "FAIL"+hex4("reverse forwarding is not supported by the Pinky sim"))
+			_, err := io.WriteString(s, d.reverseCommand(s.c, strings.TrimPrefix(name, "reverse:")))
 			return err
 		}, true
 	}
-	// tcp:PORT and the rest: refused, which closes a forward's client.
+	// The rest is refused, which closes a forward's client.
 	return nil, false
 }
 

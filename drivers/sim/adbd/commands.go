@@ -46,6 +46,7 @@ func init() {
 		"pm":          cmdPm,
 		"cmd":         cmdCmd,
 		"settings":    cmdSettings,
+		"content":     cmdContent,
 		"run-as":      cmdRunAs,
 		"screencap":   cmdScreencap,
 		"app_process": cmdAppProcess,

@@ -146,6 +146,11 @@ func writeDisplay(b *bytes.Buffer, id int, s *sdk.Screen) bool {
 			w.typ, w.pkg = dump.WindowSystem, pkg
 		case strings.Contains(pkg, "inputmethod"):
 			w.typ, w.pkg = dump.WindowInputMethod, pkg
+		case otherApp(s, pkg):
+			// Another app's activity over the app (the permission
+			// controller's dialog): an application window of its package,
+			// the topmost, so the active and focused one.
+			w.pkg = pkg
 		case w.pkg == "":
 			w.pkg = pkg
 		}

@@ -15,7 +15,8 @@
 // to version 0x01000001), no AUTH (like ro.adb.secure=0) or, with
 // Config.Unauthorized, an AUTH loop that never accepts so that adb lists the
 // device as unauthorized, and OPEN/OKAY/WRTE/CLSE streams with one WRTE in
-// flight per direction, many at once, on several connections.
+// flight per direction, many at once, on several connections, opened by the
+// server or, for reverse forwards, by the phone.
 //
 // Services: shell:CMD (stdout and stderr merged, no exit code),
 // shell,v2,…:CMD (shell protocol v2: stdin, stdout, stderr, close-stdin,
@@ -25,8 +26,33 @@
 // readdir gives them), framebuffer: (adbd's header, version 2 with a colour
 // space from Android 9, then RGBA pixels), localabstract:NAME (connections
 // to Device.ListenAbstract listeners, for `adb forward tcp:N
-// localabstract:NAME`).
-// reverse: answers FAIL; tcp:PORT and every other service are refused.
+// localabstract:NAME`), and reverse: (below). localabstract:NAME and
+// tcp:PORT held by a reverse forward go on to the host, as on a phone;
+// every other service is refused.
+//
+// # Reverse forwards
+//
+// `adb reverse` works as adbd's listeners do (adb_listeners.cpp,
+// handle_forward_request): reverse:forward:[norebind:]REMOTE;LOCAL binds
+// the phone's localabstract:NAME or tcp:PORT (tcp:0 picks a free port from
+// 32768 and answers it after the OKAY) and answers OKAY, or FAIL with adbd's
+// texts ("bad forward: …", "cannot rebind existing socket", "cannot bind
+// listener: Address already in use" for a name an app or another forward
+// holds, "cannot bind listener: bad port number 'N'", "cannot bind
+// listener: unknown socket specification:…"; local:, localreserved: and
+// localfilesystem: are not served); an existing REMOTE is rebound, whichever
+// transport made it. reverse:killforward:REMOTE answers OKAY or "listener
+// 'REMOTE' not found", reverse:killforward-all removes every forward, and
+// reverse:list-forward lists "host-N REMOTE LOCAL" lines, N numbering the
+// face's connections where adbd gives its socket's descriptor. A forward
+// ends with the transport that made it.
+//
+// A connection made on the phone to REMOTE (Device.DialAbstract,
+// Device.DialTCP; the face's scrcpy server with tunnel_forward=false) makes
+// the phone send OPEN(id, 0, "LOCAL\0") with LOCAL exactly as the client
+// gave it, which is all Debian's patched server accepts; the connection
+// closes if the server refuses. With no forward and no listener, a dial
+// fails with ECONNREFUSED.
 //
 // Files live in a temporary folder per phone (removed by Close) with /sdcard,
 // /sdcard/Download and /data/local/tmp; /storage/emulated/0 is /sdcard. When
@@ -50,7 +76,13 @@
 //	                                       per root element; below Config.SDKLevel 33 the
 //	                                       option is ignored, as on older phones
 //	dumpsys window | activity activities | power | input_method | package [PKG]
-//	        | SurfaceFlinger --display-id
+//	        | SurfaceFlinger --display-id | display | input
+//	                                       display and input give the rotation
+//	                                       (mCurrentOrientation, SurfaceOrientation),
+//	                                       window its mCurrentRotation
+//	                                       window lists the focused app window with its
+//	                                       fl= flags, SECURE for a world's secure app (the
+//	                                       driver's SecureWindow), whose screencap is black
 //	input [SOURCE] tap X Y | swipe X1 Y1 X2 Y2 [MS] | text STR | keyevent CODE|NAME… | press
 //	am start [-W] -n PKG/ACT | -a android.intent.action.VIEW -d URL
 //	        | -a android.intent.action.MAIN [-c android.intent.category.LAUNCHER] -p PKG
@@ -64,8 +96,12 @@
 //	cmd clipboard get text                 the driver's clipboard, when it keeps one
 //	run-as PKG …                           fails as on a user build: "package not
 //	                                       debuggable", or "unknown package"
+//	content insert|update|query --uri content://settings/NS [--bind name:s:KEY
+//	        --bind value:T:VALUE] [--where "name='KEY'"]   the same settings
 //	settings get|put|delete|list system|secure|global [KEY [VALUE]]   (in memory;
-//	                                       global device_name is the model)
+//	                                       global device_name is the model; system
+//	                                       user_rotation with accelerometer_rotation 0
+//	                                       turns the screen)
 //	screencap [-p] [-d ID] [FILE]          PNG from the driver's Screenshot with -p or a
 //	                                       FILE.png, else raw: width, height, format 1
 //	                                       (RGBA_8888), from Android 9 colour space 1
@@ -104,8 +140,7 @@
 // shell,v2,raw: pipes (no /dev/tty: `uiautomator dump /dev/tty` prints only
 // its trailer, `tty` says "not a tty"), shell,v2,pty: a cooked pty (stderr
 // joins stdout, "\n" leaves as "\r\n", stdin echoed, close-stdin ignored);
-// no job control or window size. No reverse
-// forwarding, no abb_exec, no logcat, no
+// no job control or window size. No abb_exec, no logcat, no
 // root/remount/reboot/tcpip services, no jdwp. Apps have no
 // real activities: every app reports PKG/.MainActivity.
 package adbd

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -252,7 +253,9 @@ func cmdWm(sh *shell, args []string, io3 stdio) int {
 			return 1
 		}
 		if args[0] == "size" {
-			fmt.Fprintf(io3.out, "Physical size: %dx%d\n", s.Width, s.Height)
+			// The natural size, whatever the rotation, as on a phone.
+			w, h := naturalSize(s.Width, s.Height, sh.d.rotation(sh.ctx))
+			fmt.Fprintf(io3.out, "Physical size: %dx%d\n", w, h)
 		} else {
 			fmt.Fprintf(io3.out, "Physical density: %d\n", s.DensityDPI)
 		}
@@ -284,9 +287,35 @@ func record(pkg string) string {
 	return "ActivityRecord{5a1e2f7 u0 " + component(pkg) + " t17}"
 }
 
+// securer is a driver that knows whether the focused window forbids
+// capture (the virtual phones do, for a world's secure apps).
+type securer interface {
+	SecureWindow(ctx context.Context, deviceID string) (bool, error)
+}
+
+// appWindow writes the focused app window's entry of dumpsys window's list:
+// its title and its layout parameters, whose fl= line names the window's
+// flags as WindowManager.LayoutParams.toString does (SECURE for
+// FLAG_SECURE, which tools read to learn why a screencap came back black).
+func appWindow(ctx context.Context, d *Device, out io.Writer, pkg string) error {
+	flags := "LAYOUT_IN_SCREEN LAYOUT_INSET_DECOR SPLIT_TOUCH HARDWARE_ACCELERATED DRAWS_SYSTEM_BAR_BACKGROUNDS"
+	if sc, ok := d.cfg.Driver.(securer); ok {
+		secure, err := sc.SecureWindow(ctx, d.id)
+		if err != nil {
+			return err
+		}
+		if secure {
+			flags = "LAYOUT_IN_SCREEN LAYOUT_INSET_DECOR SECURE SPLIT_TOUCH HARDWARE_ACCELERATED DRAWS_SYSTEM_BAR_BACKGROUNDS"
+		}
+	}
+	fmt.Fprintf(out, "  Window #0 Window{7b3c1e4 u0 %s}:\n    mDisplayId=0 rootTaskId=17 package=%s appop=NONE\n", component(pkg), pkg)
+	fmt.Fprintf(out, "    mAttrs={(0,0)(fillxfill) sim={adjust=pan} ty=BASE_APPLICATION fmt=TRANSPARENT\n      fl=%s}\n", flags)
+	return nil
+}
+
 func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
 	if len(args) == 0 {
-		fmt.Fprintln(io3.out, "Currently running services:\n  SurfaceFlinger\n  activity\n  input_method\n  package\n  power\n  window")
+		fmt.Fprintln(io3.out, "Currently running services:\n  SurfaceFlinger\n  activity\n  display\n  input\n  input_method\n  package\n  power\n  window")
 		return 0
 	}
 	switch args[0] {
@@ -294,6 +323,10 @@ func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
 		return dumpsysPackage(sh.ctx, sh.d, args[1:], io3)
 	case "SurfaceFlinger":
 		return dumpsysSurfaceFlinger(sh.d, args[1:], io3)
+	case "display":
+		return dumpsysDisplay(sh.ctx, sh.d, io3)
+	case "input":
+		return dumpsysInput(sh.ctx, sh.d, io3)
 	}
 	s, err := sh.d.screen(sh.ctx)
 	if err != nil {
@@ -317,11 +350,17 @@ func cmdDumpsys(sh *shell, args []string, io3 stdio) int {
 		if locked {
 			app = "com.google.android.apps.nexuslauncher"
 		}
+		if s.ScreenOn && !locked && pkg != "" {
+			if err := appWindow(sh.ctx, sh.d, out, pkg); err != nil {
+				return reportErr(io3, err)
+			}
+		}
 		fmt.Fprintf(out, "  mCurrentFocus=%s\n  mFocusedApp=%s\n", focus, record(app))
 		fmt.Fprintf(out, "  mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=%t\n", locked, locked)
 		fmt.Fprintf(out, "  isStatusBarKeyguard=%t\n", locked)
 		fmt.Fprintf(out, "  KeyguardStateMonitor\n    mIsShowing=%t\n    mInputRestricted=%t\n", locked, locked)
 		fmt.Fprintf(out, "  mScreenOnFully=%t\n", s.ScreenOn)
+		fmt.Fprintf(out, "  mCurrentRotation=%s\n", rotationName(sh.d.rotation(sh.ctx)))
 		state := "SCREEN_STATE_OFF"
 		if s.ScreenOn {
 			state = "SCREEN_STATE_ON"
@@ -767,6 +806,7 @@ func defaultSettings() map[string]string {
 		"system/screen_off_timeout":             "30000",
 		"system/show_touches":                   "0",
 		"system/accelerometer_rotation":         "1",
+		"system/user_rotation":                  "0",
 		"global/stay_on_while_plugged_in":       "0",
 		"global/window_animation_scale":         "1.0",
 		"global/transition_animation_scale":     "1.0",
@@ -792,6 +832,11 @@ func cmdSettings(sh *shell, args []string, io3 stdio) int {
 		return 1
 	}
 	d := sh.d
+	if len(args) >= 3 && (args[0] == "put" || args[0] == "delete") && rotationKey(ns+"/"+args[2]) {
+		// Registered before the unlock below, so it runs after it: the
+		// window manager turns the screen once the setting is in.
+		defer d.applyRotation(sh.ctx)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {

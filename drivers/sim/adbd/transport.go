@@ -75,6 +75,10 @@ type conn struct {
 	ctx context.Context
 	end context.CancelFunc
 
+	// name is the transport's name in reverse listings: real adbd names
+	// a TCP transport "host-" and its socket's file descriptor.
+	name string
+
 	wmu      sync.Mutex // serializes writes to nc; guards version
 	version  uint32
 	maxData  int
@@ -120,6 +124,9 @@ func (c *conn) serve() error {
 		for _, s := range all {
 			s.peerClosed()
 		}
+		// Reverse forwards end with their transport, as adbd's listeners
+		// do when the transport disconnects.
+		c.dev.dropReverse(c)
 		// Services end once their streams are gone: wait, so that Close
 		// returns with nothing left running.
 		c.services.Wait()
@@ -175,8 +182,17 @@ func (c *conn) handle(m message) error {
 	case cmdOPEN:
 		c.open(m.arg0, strings.TrimRight(string(m.data), "\x00"))
 	case cmdOKAY:
-		if s := c.stream(m.arg1); s != nil && s.remote == m.arg0 {
+		s := c.stream(m.arg1)
+		switch {
+		case s == nil || m.arg0 == 0:
+		case s.remote == m.arg0:
 			s.ready()
+		case s.remote == 0:
+			// The server took a stream this side opened: its OKAY names
+			// the server's end and lets the first WRTE go.
+			s.remote = m.arg0
+			s.ready()
+			close(s.opened)
 		}
 	case cmdWRTE:
 		if s := c.stream(m.arg1); s != nil && s.remote == m.arg0 {
@@ -229,30 +245,80 @@ func (c *conn) open(remote uint32, service string) {
 		return
 	}
 	c.mu.Lock()
-	c.nextID++
-	if c.nextID == 0 {
-		c.nextID++
-	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	s := &stream{c: c, local: c.nextID, remote: remote, ctx: ctx, cancel: cancel, canWrite: make(chan struct{}, 1)}
-	s.cond = sync.NewCond(&s.mu)
+	s := c.newStreamLocked(remote)
 	s.canWrite <- struct{}{} // the OKAY to the OPEN counts as the first ready
-	c.streams[s.local] = s
 	c.services.Add(1)
 	c.mu.Unlock()
 	if err := c.send(cmdOKAY, s.local, remote, nil); err != nil {
 		c.drop(s)
-		cancel()
+		s.cancel()
 		c.services.Done()
 		return
 	}
 	go func() {
 		defer c.services.Done()
 		defer s.Close()
-		if err := run(ctx, s); err != nil && ctx.Err() == nil {
+		if err := run(s.ctx, s); err != nil && s.ctx.Err() == nil {
 			c.dev.log.Debug("adbd: service ended", "service", service, "err", err)
 		}
 	}()
+}
+
+// newStreamLocked registers a stream with a new local id; c.mu is held.
+// remote is 0 for a stream this side opens, until the server's OKAY.
+func (c *conn) newStreamLocked(remote uint32) *stream {
+	c.nextID++
+	if c.nextID == 0 {
+		c.nextID++
+	}
+	ctx, cancel := context.WithCancel(c.ctx)
+	s := &stream{c: c, local: c.nextID, remote: remote, ctx: ctx, cancel: cancel, canWrite: make(chan struct{}, 1), opened: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	c.streams[s.local] = s
+	return s
+}
+
+// errRefused is a stream this side opened that the server refused (its
+// CLSE), or that the transport ended before the server answered.
+var errRefused = errors.New("adb stream refused")
+
+// openStream opens a stream from the device's side to the server's
+// destination (a reverse forward's host spec), as adbd does for each
+// connection to a reverse listener: it sends OPEN(local, 0, "DEST\0") at
+// once, so that OPENs go out in the order of the connections, and wait
+// then gives the server's answer: its OKAY(remote, local), or its CLSE when
+// nothing listens there (errRefused). The stream counts among the
+// transport's services until done is called, after wait whatever it says.
+func (c *conn) openStream(dest string) (s *stream, wait func() error, done func(), err error) {
+	c.mu.Lock()
+	if !c.online || c.ctx.Err() != nil {
+		c.mu.Unlock()
+		return nil, nil, nil, errRefused
+	}
+	s = c.newStreamLocked(0)
+	c.services.Add(1)
+	c.mu.Unlock()
+	fail := func() {
+		// No CLSE: the server has no end of this stream to close.
+		c.drop(s)
+		s.peerClosed()
+	}
+	// The NUL matters: Debian's server reads the address as a C string.
+	if err := c.send(cmdOPEN, s.local, 0, append([]byte(dest), 0)); err != nil {
+		fail()
+		c.services.Done()
+		return nil, nil, nil, err
+	}
+	wait = func() error {
+		select {
+		case <-s.opened:
+			return nil
+		case <-s.ctx.Done():
+			fail()
+			return errRefused
+		}
+	}
+	return s, wait, c.services.Done, nil
 }
 
 // stream is one adb stream as an io.ReadWriteCloser. Flow control: the
@@ -264,6 +330,7 @@ type stream struct {
 	ctx           context.Context
 	cancel        context.CancelFunc
 	canWrite      chan struct{}
+	opened        chan struct{} // closed by the server's OKAY to this side's OPEN
 
 	mu      sync.Mutex // guards the fields below
 	cond    *sync.Cond

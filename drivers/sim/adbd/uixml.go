@@ -56,11 +56,17 @@ func uiAutomatorXML(s *sdk.Screen) ([]byte, error) {
 	if len(roots) == 0 {
 		return nil, errNoRoot
 	}
+	bounds := sdk.Rect{Right: s.Width, Bottom: s.Height}
+	if len(roots) == 1 && otherApp(s, pkg) {
+		// A floating window of its own (the permission controller's
+		// dialog): its decor view is the window's size, not the screen's.
+		bounds = s.Elements[roots[0]].Bounds
+	}
 	rot := map[sdk.Orientation]int{sdk.OrientationLandscape: 1, sdk.OrientationPortraitUpsideDown: 2, sdk.OrientationLandscapeRight: 3}[s.Orientation]
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rot)
-	fmt.Fprintf(&b, `<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="%s" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][%d,%d]">`,
-		esc(pkg), s.Width, s.Height)
+	fmt.Fprintf(&b, `<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="%s" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[%d,%d][%d,%d]">`,
+		esc(pkg), bounds.Left, bounds.Top, bounds.Right, bounds.Bottom)
 	nw := &nodeWriter{b: &b, s: s, children: children}
 	for n, r := range roots {
 		nw.walk(r, n, pkg)
@@ -73,13 +79,16 @@ func uiAutomatorXML(s *sdk.Screen) ([]byte, error) {
 // uiautomator dumps, the active one, and its package. Each visible root of
 // a sim screen is a window or a part of the app's: System UI's are its own
 // windows (the status bar, a heads-up notification, the shade), and so are
-// the keyboard and the recents screen; the rest is the app's window. The
-// topmost of the shade and recents is active when shown, else the app's.
+// the keyboard and the recents screen; so is another app's dialog over the
+// app (the permission controller's runtime permission dialog, an activity
+// that takes the focus); the rest is the app's window. The topmost of the
+// shade and recents is active when shown, else another app's dialog, else
+// the app's.
 func activeWindow(s *sdk.Screen, children map[int][]int) ([]int, string) {
 	var app []int
 	appPkg := s.App.ID
-	var overlay []int
-	overlayPkg := ""
+	var overlay, dialog []int
+	overlayPkg, dialogPkg := "", ""
 	for i, e := range s.Elements {
 		if e.ParentID != 0 || !e.Visible {
 			continue
@@ -93,6 +102,8 @@ func activeWindow(s *sdk.Screen, children map[int][]int) ([]int, string) {
 		case pkg == "com.android.systemui" && (s.App.ID != pkg || contains(s, i, children, "com.android.systemui:id/clock")):
 			// The status bar (over the lock screen too, whose window is
 			// System UI's) and a heads-up notification.
+		case otherApp(s, pkg):
+			dialog, dialogPkg = []int{i}, pkg
 		default:
 			if appPkg == "" {
 				appPkg = pkg
@@ -103,7 +114,24 @@ func activeWindow(s *sdk.Screen, children map[int][]int) ([]int, string) {
 	if overlay != nil {
 		return overlay, overlayPkg
 	}
+	if dialog != nil {
+		return dialog, dialogPkg
+	}
 	return app, appPkg
+}
+
+// otherApp reports whether a window of package pkg belongs to another app
+// than the one in front, and not to the system: a window of its own over
+// the app, such as the permission controller's dialog. The app's own
+// windows name the framework's ids ("android:id/content") or the app's.
+func otherApp(s *sdk.Screen, pkg string) bool {
+	switch {
+	case pkg == "" || pkg == "android" || pkg == s.App.ID || s.App.ID == "":
+		return false
+	case pkg == "com.android.systemui", strings.Contains(pkg, "inputmethod"):
+		return false
+	}
+	return true
 }
 
 // contains reports whether the tree at root has an element of resource id

@@ -29,6 +29,7 @@ type raw struct {
 	t              *testing.T
 	v4             bool
 	video, control net.Conn
+	hw, hh         int // 3.x: the size in the stream's header
 	srv            *server
 	serveErr       error
 	served         chan struct{}
@@ -66,7 +67,8 @@ func rawStart(t *testing.T, d sdk.Driver, version string, args ...string) *raw {
 	if r.v4 {
 		r.readFull(r.video, 4) // the codec id
 	} else {
-		r.readFull(r.video, 12) // the codec id and the size
+		hdr := r.readFull(r.video, 12) // the codec id and the size
+		r.hw, r.hh = int(binary.BigEndian.Uint32(hdr[4:])), int(binary.BigEndian.Uint32(hdr[8:]))
 	}
 	t.Cleanup(func() {
 		r.video.Close()
@@ -123,10 +125,10 @@ func (r *raw) next() item {
 }
 
 // firstKeyFrame reads the stream's start up to its first key frame and
-// returns the video size.
+// returns the video size (3.x: the header's; 4.x: the session packet's).
 func (r *raw) firstKeyFrame() (int, int) {
 	r.t.Helper()
-	w, h := 0, 0
+	w, h := r.hw, r.hh
 	for {
 		it := r.next()
 		if it.session {
@@ -160,13 +162,22 @@ func touch(action byte, x, y, w, h int) []byte {
 // Java reader lays them out, the client's unsent types first: the
 // controller goes on, and a tap made of two touch events opens Settings.
 func TestRawTapAfterMessagesTheClientNeverSends(t *testing.T) {
-	for _, version := range []string{"3.3.4", "4.0", "4.1"} {
+	// The Pixel 8's 1080x2400 within max_size 720: 3.x rounds 324 to the
+	// nearest multiple of 8 (device/Size.java round8), 4.x aligns it down to
+	// the encoder's 2 (model/Size.java constrain).
+	for _, tt := range []struct {
+		version string
+		vw, vh  int
+	}{{"3.3.4", 328, 720}, {"4.0", 324, 720}, {"4.1", 324, 720}} {
+		version := tt.version
 		t.Run(version, func(t *testing.T) {
 			d := simtest.New(t, simtest.Unlocked(android))
 			r := rawStart(t, d, version, "max_size=720", "clipboard_autosync=false")
 			// Touch events name the video size, which the face knows once
 			// it has sent a frame; then keep the video flowing.
-			r.firstKeyFrame()
+			if w, h := r.firstKeyFrame(); w != tt.vw || h != tt.vh {
+				t.Fatalf("video size %dx%d; want %dx%d", w, h, tt.vw, tt.vh)
+			}
 			go io.Copy(io.Discard, r.video)
 			r.send(typeUHIDCreate, 0, 1, 0x18, 0xd1, 0x00, 0x01, 3, 'k', 'b', 'd', 0, 2, 0x05, 0x01)
 			r.send(typeUHIDInput, 0, 1, 0, 3, 0, 0, 4)
@@ -187,8 +198,7 @@ func TestRawTapAfterMessagesTheClientNeverSends(t *testing.T) {
 			if !ok {
 				t.Fatal("no Settings on the home screen")
 			}
-			// The video size is the screen's within max_size 720.
-			vw, vh := videoSize(t, d, 720)
+			vw, vh := tt.vw, tt.vh
 			p := e.Bounds.Center()
 			x, y := p.X*vw/s.Width, p.Y*vh/s.Height
 			r.send(touch(motionDown, x, y, vw, vh)...)
@@ -196,16 +206,6 @@ func TestRawTapAfterMessagesTheClientNeverSends(t *testing.T) {
 			testkit.WaitUntil(t, "Settings in front", func() bool { return screen(t, d).App.ID == "com.android.settings" })
 		})
 	}
-}
-
-// videoSize is the size the sim streams at for maxSide.
-func videoSize(t *testing.T, d sdk.Driver, maxSide int) (int, int) {
-	t.Helper()
-	shot, err := d.Screenshot(context.Background(), sdk.ScreenshotRequest{DeviceID: android, MaxSide: maxSide})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return shot.Width, shot.Height
 }
 
 func TestRawProtocolErrorEndsTheServer(t *testing.T) {
@@ -388,7 +388,12 @@ type keyEvery struct {
 	seen chan struct{}
 }
 
-func (k *keyEvery) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, every time.Duration, send func(sdk.VideoPacket) error) error {
+func (k *keyEvery) StreamVideoFit(ctx context.Context, req sdk.VideoRequest, every time.Duration, fit func(w, h int) (int, int), send func(sdk.VideoPacket) error) error {
+	k.record(every)
+	return k.Driver.StreamVideoFit(ctx, req, every, fit, send)
+}
+
+func (k *keyEvery) record(every time.Duration) {
 	k.mu.Lock()
 	k.got = append(k.got, every)
 	k.mu.Unlock()
@@ -396,6 +401,10 @@ func (k *keyEvery) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest
 	case k.seen <- struct{}{}:
 	default:
 	}
+}
+
+func (k *keyEvery) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, every time.Duration, send func(sdk.VideoPacket) error) error {
+	k.record(every)
 	return k.Driver.StreamVideoKeyEvery(ctx, req, every, send)
 }
 

@@ -28,6 +28,11 @@ type Server struct {
 	Version string
 	Driver  sdk.Driver
 	Device  string
+	// Dial connects to the client through its reverse tunnel, as the real
+	// server connects to its local abstract socket when tunnel_forward is
+	// false; it is called once per socket. nil: the server refuses reverse
+	// tunnels.
+	Dial func(ctx context.Context) (net.Conn, error)
 }
 
 func (s Server) version() string {
@@ -58,26 +63,28 @@ var levelNames = map[string]int{"verbose": levelVerbose, "debug": levelDebug, "i
 
 // options are the parsed server arguments.
 type options struct {
-	version           scrcpy.Version
-	scid              int64 // -1: unset
-	logLevel          int
-	video, audio      bool
-	control           bool
-	codec             string
-	maxSize           int
-	maxFPS            int
-	bitRate           int
-	tunnelForward     bool
-	displayID         int
-	newDisplay        string // new_display's value: "WxH", "WxH/dpi", "/dpi" or ""
-	newDisplaySet     bool   // new_display was given (even empty: the main display's size)
-	sendDeviceMeta    bool
-	sendDummyByte     bool
-	sendStreamMeta    bool
-	sendFrameMeta     bool
-	powerOn           bool
-	clipboardAutosync bool
-	list              lists // list_*: print and exit
+	version                  scrcpy.Version
+	scid                     int64 // -1: unset
+	logLevel                 int
+	video, audio             bool
+	control                  bool
+	codec                    string
+	maxSize                  int  // 3.x: rounded down to a multiple of 8, as Options.parse does
+	minSizeAlignment         int  // 4.x: min_size_alignment, 1 by default
+	ignoreEncoderConstraints bool // 4.1: ignore_video_encoder_constraints
+	maxFPS                   int
+	bitRate                  int
+	tunnelForward            bool
+	displayID                int
+	newDisplay               string // new_display's value: "WxH", "WxH/dpi", "/dpi" or ""
+	newDisplaySet            bool   // new_display was given (even empty: the main display's size)
+	sendDeviceMeta           bool
+	sendDummyByte            bool
+	sendStreamMeta           bool
+	sendFrameMeta            bool
+	powerOn                  bool
+	clipboardAutosync        bool
+	list                     lists // list_*: print and exit
 }
 
 // logger writes lines as the real server's Ln does: "[server] LEVEL: msg",
@@ -130,6 +137,7 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 	o := options{
 		version: v, scid: -1, logLevel: levelDebug, video: true, audio: true, control: true, codec: "h264",
 		sendDeviceMeta: true, sendDummyByte: true, sendStreamMeta: true, sendFrameMeta: true, powerOn: true, clipboardAutosync: true,
+		minSizeAlignment: 1,
 	}
 	boolean := func(s string) bool { return strings.EqualFold(s, "true") } // Boolean.parseBoolean
 	integer := func(key, s string) (int, error) {
@@ -167,10 +175,28 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 		case "video_codec":
 			o.codec = value
 		case "max_size":
-			// The real server aligns to 8; the virtual phone keeps even sizes.
 			if o.maxSize, err = integer(key, value); err != nil {
 				return options{}, err
 			}
+			if v.Major < 4 {
+				o.maxSize &^= 7 // 3.x's Options.parse: "multiple of 8"
+			}
+		case "min_size_alignment":
+			if v.Major < 4 {
+				log.log(levelWarn, "Unknown server option: %s", key)
+				continue
+			}
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 || n > 16 || n&(n-1) != 0 {
+				return options{}, fmt.Errorf("min_size_alignment (%s) must be 1, 2, 4, 8 or 16", value)
+			}
+			o.minSizeAlignment = n
+		case "ignore_video_encoder_constraints":
+			if v.Major < 4 || (v.Major == 4 && v.Minor < 1) {
+				log.log(levelWarn, "Unknown server option: %s", key)
+				continue
+			}
+			o.ignoreEncoderConstraints = boolean(value)
 		case "max_fps":
 			f, err := strconv.ParseFloat(value, 32)
 			if err != nil || f < 0 {
@@ -219,8 +245,7 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 			o.clipboardAutosync = boolean(value)
 		case "power_on":
 			o.powerOn = boolean(value)
-		case "audio_codec", "audio_bit_rate", "audio_source", "audio_dup", "video_source", "min_size_alignment",
-			"max_size_alignment", "crop", "angle", "capture_orientation", "show_touches", "stay_awake",
+		case "audio_codec", "audio_bit_rate", "audio_source", "audio_dup", "video_source", "max_size_alignment", "crop", "angle", "capture_orientation", "show_touches", "stay_awake",
 			"power_off_on_close", "screen_off_timeout", "video_codec_options", "video_encoder",
 			"downsize_on_error", "cleanup", "vd_destroy_content", "vd_system_decorations",
 			"display_ime_policy", "keyboard", "mouse":
@@ -256,8 +281,12 @@ func parseArgs(version string, args []string, log *logger) (options, error) {
 // that display (START_APP launches onto it), and removes it when the
 // session ends.
 //
-// A rejected argument (a version other than its own, a reverse tunnel, a
-// codec other than h264) is printed as the real server prints it and
+// With tunnel_forward=false it connects through Server.Dial instead (lis is
+// unused), once per socket, and sends no dummy byte; a refused connection
+// is logged as the real server logs its IOException and returned.
+//
+// A rejected argument (a version other than its own, a reverse tunnel
+// without Server.Dial, a codec other than h264) is printed as the real server prints it and
 // returned wrapped in ErrUsage; the adb face should exit with status 1.
 func (srv Server) Serve(ctx context.Context, args []string, lis net.Listener, stdout, stderr io.Writer) error {
 	disp, _ := srv.Driver.(sdk.Displayer)
@@ -296,7 +325,7 @@ func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, di
 		return nil
 	}
 	switch {
-	case !o.tunnelForward:
+	case !o.tunnelForward && srv.Dial == nil:
 		return fail(errors.New("Reverse tunnel is not supported by the virtual phone: pass tunnel_forward=true"))
 	case o.video && o.codec != "h264":
 		return fail(fmt.Errorf("Could not find encoder for %s: the virtual phone encodes h264 only", o.codec))
@@ -324,8 +353,12 @@ func (srv Server) serve(ctx context.Context, args []string, lis net.Listener, di
 	}
 	logDevice(log, dev)
 
-	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, display: o.displayID, reset: make(chan struct{}, 1)}
-	if err := s.accept(ctx, lis); err != nil {
+	s := &session{o: o, log: log, drv: drv, streamer: streamer, device: device, display: o.displayID, reset: make(chan struct{}, 1), sizer: newSizer(o)}
+	open := func() error { return s.accept(ctx, lis) }
+	if !o.tunnelForward {
+		open = func() error { return s.connect(ctx, srv.Dial) }
+	}
+	if err := open(); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -387,9 +420,11 @@ func parseNewDisplay(v string) (newDisplay, error) {
 }
 
 // createDisplay makes the session's display, as NewDisplayCapture does: a
-// missing size is the main display's (within max_size, rounded to 8), a
-// missing density the main display's scaled to the size. It prints the
-// real server's line and routes the session to the display.
+// missing size is the main display's in its natural orientation (4.x
+// aligns the size to the video alignment), a missing density the main
+// display's scaled to the size. The video of the display is sized as any
+// (the sizer). It prints the real server's line and routes the session to
+// the display.
 func (s *session) createDisplay(ctx context.Context, disp sdk.Displayer, nd newDisplay) (int, error) {
 	w, h, dpi := nd.width, nd.height, nd.dpi
 	if w == 0 || dpi == 0 {
@@ -397,12 +432,16 @@ func (s *session) createDisplay(ctx context.Context, disp sdk.Displayer, nd newD
 		if err != nil {
 			return 0, err
 		}
+		mw, mh := naturalSize(main)
 		if w == 0 {
-			w, h = limit(main.Width, main.Height, s.o.maxSize)
+			w, h = mw, mh
 		}
+		w, h = s.sizer.display(w, h)
 		if dpi == 0 {
-			dpi = main.DensityDPI * max(w, h) / max(main.Width, main.Height, 1)
+			dpi = main.DensityDPI * max(w, h) / max(mw, mh, 1) // scaleDpi
 		}
+	} else {
+		w, h = s.sizer.display(w, h)
 	}
 	id, err := disp.CreateDisplay(ctx, s.device, w, h, dpi)
 	if err != nil {
@@ -411,20 +450,6 @@ func (s *session) createDisplay(ctx context.Context, disp sdk.Displayer, nd newD
 	s.log.log(levelInfo, "New display: %dx%d/%d (id=%d)", w, h, dpi, id)
 	s.display = id
 	return id, nil
-}
-
-// limit scales w x h so that its longer side is at most maxSize (0: no
-// limit), then rounds both to a multiple of 8, as Size.limit().round8().
-func limit(w, h, maxSize int) (int, int) {
-	if maxSize > 0 && max(w, h) > maxSize {
-		if w >= h {
-			w, h = maxSize, h*maxSize/w
-		} else {
-			w, h = w*maxSize/h, maxSize
-		}
-	}
-	round8 := func(n int) int { return max((n+4)&^7, 8) }
-	return round8(w), round8(h)
 }
 
 // lookup finds device among drv's devices.

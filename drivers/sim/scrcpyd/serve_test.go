@@ -252,16 +252,51 @@ func TestServe(t *testing.T) {
 				if got, err := c.Clipboard(ctx); err != nil || got != "before" {
 					t.Errorf("Clipboard() after PasteText = %q, %v; want the old clipboard back", got, err)
 				}
+
+				// Ctrl+A selects the field's text, as a TextView does: what is
+				// typed next replaces it, and delete removes it; Ctrl with
+				// another letter types nothing.
+				ctrl := func(code uint32) {
+					t.Helper()
+					for _, a := range []scrcpy.KeyAction{scrcpy.KeyActionDown, scrcpy.KeyActionUp} {
+						if err := c.Send(scrcpy.InjectKeycode{Action: a, Keycode: code, MetaState: scrcpy.MetaCtrlOn}); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				ctrl(scrcpy.KeycodeA)
+				if err := c.Text("over"); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitUntil(t, "the selection typed over", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "over" })
+				ctrl(scrcpy.KeycodeA + 2) // Ctrl+C
+				ctrl(scrcpy.KeycodeA)
+				if err := c.Key(scrcpy.KeycodeDel); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitUntil(t, "the selection deleted", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "" })
+				if err := c.Text("kept"); err != nil {
+					t.Fatal(err)
+				}
+				testkit.WaitUntil(t, "typing after the selection is gone", func() bool { e, _ := simtest.Find(screen(t, d), "edit_note_text"); return e.Text == "kept" })
 			})
 
 			t.Run("rotation", func(t *testing.T) {
-				if err := c.Send(scrcpy.RotateDevice{}); err != nil {
-					t.Fatal(err)
+				// The phone turns landscape and back, as the real server
+				// turns it; the capture restarts at the turned size.
+				w0, h0 := c.VideoSize()
+				for _, want := range []string{"landscape", "portrait"} {
+					if err := c.Send(scrcpy.RotateDevice{}); err != nil {
+						t.Fatal(err)
+					}
+					testkit.WaitUntil(t, "the server's log", func() bool {
+						return strings.Contains(srv.stdout.String(), "Device rotation requested: "+want)
+					})
+					testkit.WaitUntil(t, "a "+want+" video size", func() bool {
+						w, h := c.VideoSize()
+						return (want == "landscape") == (w == h0 && h == w0) && (w > h) == (want == "landscape")
+					})
 				}
-				// The sim phone does not rotate; it says so as a server
-				// that cannot would. Size changes are tested in package
-				// scrcpy with synthetic streams.
-				testkit.WaitUntil(t, "the server's warning", func() bool { return strings.Contains(srv.stderr.String(), "Rotation is not supported") })
 			})
 		})
 	}
@@ -425,20 +460,43 @@ func TestServeNewDisplay(t *testing.T) {
 
 // Without a size, the new display takes the main display's (within
 // max_size, rounded to 8); without a density, the main display's scaled.
+// The display new_display makes and its video, from NewDisplayCapture.java
+// (init and prepare) of each version: a missing size is the main display's,
+// kept as it is by 3.x and aligned to the encoder's 2 by 4.x; the video of
+// it is limited to max_size (3.x: Size.limit().round8(), 4.x:
+// Size.constrain()); a missing density is scaled from the main display's
+// 420 by the larger sides.
 func TestServeNewDisplayDefaults(t *testing.T) {
-	for _, tt := range []struct{ value, want string }{
-		{"/300", "544x1200/300"},     // 1080x2400 within 1200 is 540x1200, rounded to 8
-		{"600x1200", "600x1200/210"}, // 420 dpi scaled by 1200/2400
+	for _, tt := range []struct {
+		version, value string
+		maxSize        int
+		want           string // the log line's WxH/DPI
+		vw, vh         int    // the video size
+	}{
+		{"4.1", "/300", 1200, "1080x2400/300", 540, 1200},
+		{"3.3.4", "/300", 1200, "1080x2400/300", 544, 1200}, // 540 rounded to the nearest 8
+		{"4.1", "600x1200", 1200, "600x1200/210", 600, 1200},
+		{"4.1", "601x1201", 0, "600x1200/210", 600, 1200},    // aligned down to 2
+		{"3.3.4", "601x1201", 0, "601x1201/210", 600, 1200},  // the display as asked; round8: 1201 down, 601 to the nearest
+		{"3.3.4", "600x1000", 900, "600x1000/175", 536, 896}, // max_size 900 is 896 (Options.parse); 537 to the nearest 8
+		{"4.0", "600x1000", 900, "600x1000/175", 540, 900},   // 4.0 aligns max_size to 2 first: 900
+		{"4.1", "/420", 1023, "1080x2400/420", 460, 1022},    // 1080*1023/2400 = 460; 1023 aligned down
+		{"4.0", "/420", 1023, "1080x2400/420", 458, 1022},    // the codec's max is aligned first: 1080*1022/2400 = 459, aligned 458
 	} {
-		t.Run(tt.value, func(t *testing.T) {
+		t.Run(tt.version+" "+tt.value, func(t *testing.T) {
 			d := simtest.New(t, simtest.Unlocked(android))
 			o := scrcpy.DefaultOptions()
 			o.NewDisplay = tt.value
-			o.MaxSize = 1200
-			_, srv := start(t, d, "4.1", o)
+			o.MaxSize = tt.maxSize
+			c, srv := start(t, d, tt.version, o)
 			testkit.WaitUntil(t, "the new display line", func() bool {
 				return strings.Contains(srv.stdout.String(), "[server] INFO: New display: "+tt.want+" (id=1)\n")
 			})
+			go c.Stream(context.Background(), func(sdk.VideoPacket) error { return nil })
+			testkit.WaitUntil(t, "the video size", func() bool { w, h := c.VideoSize(); return w > 0 && h > 0 })
+			if w, h := c.VideoSize(); w != tt.vw || h != tt.vh {
+				t.Errorf("video size %dx%d; want %dx%d", w, h, tt.vw, tt.vh)
+			}
 		})
 	}
 }

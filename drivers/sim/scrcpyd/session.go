@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf16"
 
@@ -39,11 +40,20 @@ type session struct {
 	streamer sdk.Streamer
 	device   string
 	display  int // the display the session shows and drives
+	sizer    sizer
 
 	video, audio, control net.Conn
 	wmu                   sync.Mutex // one device message at a time on control
 
 	reset chan struct{} // RESET_VIDEO: restart the encoder
+
+	// Clipboard autosync: the phone's changes, queued by the watcher for
+	// the goroutine that sends them. settingClip is set while the session's
+	// own SET_CLIPBOARD sets the clipboard (Controller.isSettingClipboard).
+	settingClip atomic.Bool
+	clipMu      sync.Mutex
+	clipQueue   []string
+	clipSignal  chan struct{} // buffered 1
 
 	mu       sync.Mutex // guards the fields below
 	vw, vh   int        // the current video size: touch events must name it
@@ -146,6 +156,14 @@ func (s *session) run(ctx context.Context, dev sdk.Device) error {
 		wg.Go(func() { errc <- s.streamVideo(ctx); cancel() })
 	}
 	if s.control != nil {
+		if s.o.clipboardAutosync {
+			// The real Controller listens to the clipboard from when it is
+			// made, after the connection: what was copied before is not sent.
+			if stop := s.watchClipboard(ctx); stop != nil {
+				defer stop()
+				wg.Go(func() { s.syncClipboard(ctx) })
+			}
+		}
 		wg.Go(func() { errc <- s.controlLoop(ctx); cancel() })
 	}
 	<-ctx.Done()
@@ -174,10 +192,17 @@ func truncateUTF8(s string, n int) string {
 // (DEFAULT_I_FRAME_INTERVAL in SurfaceEncoder.java).
 const iFrameInterval = 10 * time.Second
 
-// keyEveryStreamer is a phone whose stream takes a key frame interval (the
-// sim's); another gets its own driver's interval.
+// keyEveryStreamer is a phone whose stream takes a key frame interval; another
+// gets its own driver's interval.
 type keyEveryStreamer interface {
 	StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, send func(sdk.VideoPacket) error) error
+}
+
+// fitStreamer is a phone whose stream also takes the video's size as a
+// function of the display's (the sim's), so that the video has the real
+// server's size; another gets its driver's size for req.MaxSide.
+type fitStreamer interface {
+	StreamVideoFit(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, fit func(w, h int) (int, int), send func(sdk.VideoPacket) error) error
 }
 
 // streamVideo writes the phone's video with the framing of the version:
@@ -199,7 +224,15 @@ func (s *session) streamVideo(ctx context.Context) error {
 	be := binary.BigEndian
 	req := sdk.VideoRequest{DeviceID: s.device, DisplayID: s.display, Codec: sdk.CodecH264, MaxSide: s.o.maxSize, MaxFPS: s.o.maxFPS, BitRate: s.o.bitRate}
 	stream := s.streamer.StreamVideo
-	if k, ok := s.streamer.(keyEveryStreamer); ok {
+	switch k := s.streamer.(type) {
+	case fitStreamer:
+		// The real server's size for the display's current size, asked for
+		// each frame: a rotation resizes the video as a capture reset does.
+		fit := func(w, h int) (int, int) { return encodable(s.sizer.video(w, h)) }
+		stream = func(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+			return k.StreamVideoFit(ctx, req, iFrameInterval, fit, send)
+		}
+	case keyEveryStreamer:
 		stream = func(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
 			return k.StreamVideoKeyEvery(ctx, req, iFrameInterval, send)
 		}
@@ -358,6 +391,8 @@ func (s *session) apply(ctx context.Context, m control) error {
 		code, meta := uint32(m.keycode), uint32(m.metaState)
 		if k, ok := scrcpy.KeyOf(code); ok {
 			s.act(ctx, sdk.Action{Kind: sdk.ActKey, Key: k})
+		} else if meta&scrcpy.MetaCtrlOn != 0 {
+			s.shortcut(ctx, code)
 		} else if c := scrcpy.KeycodeChar(code, meta); c != "" {
 			s.act(ctx, sdk.Action{Kind: sdk.ActType, Text: c})
 		} else {
@@ -404,7 +439,7 @@ func (s *session) apply(ctx context.Context, m control) error {
 			s.log.log(levelInfo, "Display power off is not simulated: the virtual screen stays on")
 		}
 	case typeRotateDevice:
-		s.log.log(levelWarn, "Rotation is not supported by the virtual phone")
+		s.rotateDevice(ctx)
 	case typeUHIDCreate, typeUHIDInput, typeUHIDDestroy:
 		// The real server makes a UHID keyboard, mouse or gamepad; the
 		// virtual phone has none, so their events go nowhere.
@@ -494,6 +529,27 @@ func hasPanel(scr *sdk.Screen) bool {
 	return false
 }
 
+// selecter selects the focused field's whole text, as the sim's driver
+// offers (Driver.SelectAll).
+type selecter interface {
+	SelectAll(ctx context.Context, deviceID string, displayID int) error
+}
+
+// shortcut applies a key pressed with Ctrl, as a text field's
+// TextView.onKeyShortcut does: Ctrl+A selects all of the focused field's
+// text. A key with Ctrl types no character (KeyEvent.getUnicodeChar is 0
+// with META_CTRL_ON), so the other shortcuts have no effect here.
+func (s *session) shortcut(ctx context.Context, code uint32) {
+	sel, ok := s.drv.(selecter)
+	if code != scrcpy.KeycodeA || !ok {
+		s.log.log(levelDebug, "Keycode %d with Ctrl has no effect on the virtual phone", code)
+		return
+	}
+	if err := sel.SelectAll(ctx, s.device, s.display); err != nil && ctx.Err() == nil {
+		s.log.log(levelDebug, "Could not select all: %v", err)
+	}
+}
+
 // phoneClipboard is the phone's own clipboard, which the sim's driver
 // offers; a driver without one gets a clipboard per session.
 type phoneClipboard interface {
@@ -537,19 +593,94 @@ func (s *session) getClipboard(ctx context.Context, copyKey int) error {
 	return s.send(clipboardMessage(text))
 }
 
+// clipboardWatcher is a phone that tells of its clipboard's changes (the
+// sim's), as Android's ClipboardManager calls its primary clip listeners.
+// changed runs on the goroutine that set the clipboard and must not block.
+type clipboardWatcher interface {
+	WatchClipboard(ctx context.Context, deviceID string, changed func(text string)) (stop func(), err error)
+}
+
+// watchClipboard starts listening to the phone's clipboard, as the real
+// Controller does with clipboard_autosync: every change but the session's
+// own SET_CLIPBOARD is queued for syncClipboard. It returns the function
+// that stops listening, or nil when the phone cannot tell of its changes
+// (a clipboard of the session's own changes only by SET_CLIPBOARD).
+func (s *session) watchClipboard(ctx context.Context) (stop func()) {
+	w, ok := s.drv.(clipboardWatcher)
+	if !ok {
+		return nil
+	}
+	s.clipSignal = make(chan struct{}, 1)
+	stop, err := w.WatchClipboard(ctx, s.device, func(text string) {
+		if s.settingClip.Load() {
+			return // the notification of the change this session is making
+		}
+		if text == "" {
+			return // Device.getClipboardText is null: nothing to send
+		}
+		s.clipMu.Lock()
+		s.clipQueue = append(s.clipQueue, text)
+		s.clipMu.Unlock()
+		select {
+		case s.clipSignal <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		s.log.log(levelWarn, "No clipboard manager, copy-paste between device and computer will not work")
+		return nil
+	}
+	return stop
+}
+
+// syncClipboard sends a CLIPBOARD device message for each change queued by
+// watchClipboard, in order, until ctx ends or the client leaves.
+func (s *session) syncClipboard(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.clipSignal:
+		}
+		s.clipMu.Lock()
+		queue := s.clipQueue
+		s.clipQueue = nil
+		s.clipMu.Unlock()
+		for _, text := range queue {
+			if err := s.send(clipboardMessage(text)); err != nil {
+				return
+			}
+		}
+	}
+}
+
 // setClipboard applies SET_CLIPBOARD as Controller.setClipboard does: it
-// sets the clipboard, pastes it when asked (the PASTE key types the
-// clipboard into the focused field), and acknowledges a sequence other
-// than 0.
+// sets the clipboard unless it holds the text already
+// (Device.setClipboardText, so that a paste does not notify twice), with
+// autosync not sending that change back; pastes it when asked (the PASTE
+// key types the clipboard into the focused field); and acknowledges a
+// sequence other than 0.
 func (s *session) setClipboard(ctx context.Context, text string, paste bool, sequence uint64) error {
 	ok := true
 	if pc, has := s.drv.(phoneClipboard); has {
-		if err := pc.SetClipboard(ctx, s.device, text); err != nil {
-			s.log.log(levelDebug, "Could not set the clipboard: %v", err)
-			ok = false
+		current, err := pc.Clipboard(ctx, s.device)
+		switch {
+		case err == nil && current == text && text != "":
+			ok = false // already set: the real server does not set it again
+		default:
+			s.settingClip.Store(true)
+			err := pc.SetClipboard(ctx, s.device, text)
+			s.settingClip.Store(false)
+			if err != nil {
+				s.log.log(levelDebug, "Could not set the clipboard: %v", err)
+				ok = false
+			}
 		}
 	} else {
 		s.mu.Lock()
+		if s.hasClip && s.clip == text && text != "" {
+			ok = false
+		}
 		s.clip, s.hasClip = text, true
 		s.mu.Unlock()
 	}

@@ -29,7 +29,7 @@ func (s *Server) wdaScreen(r *request) (any, error) {
 		}
 	}
 	return map[string]any{
-		"screenSize":    map[string]any{"width": s.points(s.width), "height": s.points(s.height)},
+		"screenSize":    map[string]any{"width": s.points(s.width()), "height": s.points(s.height())},
 		"statusBarSize": map[string]any{"width": s.points(bar.Width()), "height": s.points(bar.Height())},
 		"scale":         s.cfg.Scale,
 	}, nil
@@ -37,19 +37,13 @@ func (s *Server) wdaScreen(r *request) (any, error) {
 
 // windowSize answers GET /window/size in points.
 func (s *Server) windowSize(*request) (any, error) {
-	return map[string]any{"width": s.points(s.width), "height": s.points(s.height)}, nil
+	return map[string]any{"width": s.points(s.width()), "height": s.points(s.height())}, nil
 }
 
 // windowRect answers GET /session/{id}/window/rect: the application's
 // frame in whole points.
 func (s *Server) windowRect(*request) (any, error) {
-	return map[string]any{"x": 0, "y": 0, "width": math.Ceil(s.points(s.width)), "height": math.Ceil(s.points(s.height))}, nil
-}
-
-func (s *Server) orientation(*request) (any, error) { return "PORTRAIT", nil }
-
-func (s *Server) rotation(*request) (any, error) {
-	return map[string]any{"x": 0, "y": 0, "z": 0}, nil
+	return map[string]any{"x": 0, "y": 0, "width": math.Ceil(s.points(s.width())), "height": math.Ceil(s.points(s.height()))}, nil
 }
 
 // activeAppInfo answers GET /wda/activeAppInfo.

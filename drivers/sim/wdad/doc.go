@@ -29,7 +29,12 @@
 //	[B] GET /status, /wda/healthcheck
 //	GET /source                  format=xml (default), json or description; scope;
 //	                             excluded_attributes
-//	GET /screenshot, /window/size, /wda/screen, /orientation, /rotation
+//	GET /screenshot, /window/size, /wda/screen, /orientation, /rotation,
+//	    /wda/deviceOrientation   sizes in points of the current orientation,
+//	                             the screenshot upright in it
+//	POST /orientation, /rotation  turn the phone (orientation.go); refused, as
+//	                             WebDriverAgent refuses, when the interface
+//	                             does not follow (upside down, a locked app)
 //	GET /wda/activeAppInfo, /wda/device/info, /wda/locked
 //	POST /wda/lock, /wda/unlock, /wda/setPasteboard, /wda/getPasteboard
 //	GET /alert/text; POST /alert/accept, /alert/dismiss
@@ -38,8 +43,12 @@
 //	    /wda/swipe, /actions, /wda/keys, /wda/keyboard/dismiss, /wda/pressButton,
 //	    /wda/apps/launch|activate|terminate|state, /url, /wda/deactivateApp, /timeouts
 //	[S] GET /wda/apps/list, /wda/batteryInfo, /wda/alert/buttons, /appium/settings
-//	[S] POST /appium/settings    mjpegServerFramerate, mjpegServerScreenshotQuality and
-//	                             mjpegScalingFactor drive the MJPEG stream
+//	[S] POST /appium/settings    as FBSettingsHandler: unknown settings and nulls skipped,
+//	                             numbers read as intValue/doubleValue would; mjpegServerFramerate,
+//	                             mjpegServerScreenshotQuality and mjpegScalingFactor drive the
+//	                             MJPEG stream, snapshotMaxDepth cuts the source (the application
+//	                             is depth 0), waitForIdleTimeout and animationCoolOffTimeout
+//	                             drive the idle waits below
 //
 // # Page source
 //
@@ -78,6 +87,19 @@
 // TCP, silent until the client sends something, then "HTTP/1.0 200 OK"
 // headers with the quirky boundary=--BoundaryString and a JPEG frame about
 // ten times a second, each "--BoundaryString" with Content-Length.
+//
+// # Idle waits
+//
+// Under a timing profile with a Quiescence cost (timing.Phone), the face
+// waits as WebDriverAgent's XCTest does: before each event of a session
+// that waits for quiescence (one with a bundleId, unless
+// shouldWaitForQuiescence is false), up to waitForIdleTimeout; after W3C
+// /actions and before an XML source, up to animationCoolOffTimeout. Each
+// wait costs the quiescence check, then lasts until the virtual phone's
+// animation ends or the timeout passes; a timeout of 0 skips it. The JSON
+// source waits for nothing. Each element's visible attribute costs
+// Timing.Visible unless excluded_attributes leaves it out. The fast
+// profile waits for nothing.
 //
 // # Faults
 //

@@ -52,14 +52,14 @@ func (r *request) need(names ...string) ([]float64, error) {
 // pixel converts a point to the sim's pixels; in is false off the screen.
 func (s *Server) pixel(x, y float64) (p sdk.Point, in bool) {
 	p = sdk.Point{X: int(math.Round(x * s.scale)), Y: int(math.Round(y * s.scale))}
-	return p, p.X >= 0 && p.Y >= 0 && p.X < s.width && p.Y < s.height
+	return p, p.X >= 0 && p.Y >= 0 && p.X < s.width() && p.Y < s.height()
 }
 
 // clampPixel converts a point to pixels, kept on the screen.
 func (s *Server) clampPixel(x, y float64) sdk.Point {
 	p, _ := s.pixel(x, y)
-	p.X = min(max(p.X, 0), s.width-1)
-	p.Y = min(max(p.Y, 0), s.height-1)
+	p.X = min(max(p.X, 0), s.width()-1)
+	p.Y = min(max(p.Y, 0), s.height()-1)
 	return p
 }
 
@@ -165,7 +165,7 @@ func (s *Server) tapRoute(r *request) (any, error) {
 	case hasX != hasY:
 		return nil, invalidArgument("Both x and y coordinates must be provided")
 	case !hasX:
-		x, y = s.points(s.width)/2, s.points(s.height)/2
+		x, y = s.points(s.width())/2, s.points(s.height())/2
 	}
 	return nil, s.tapAt(r.ctx, x, y, sdk.ActTap)
 }
@@ -214,7 +214,7 @@ func (s *Server) swipe(ctx context.Context, fx, fy, tx, ty float64, d time.Durat
 // the app, across the middle of the screen.
 func (s *Server) swipeRoute(r *request) (any, error) {
 	dir, _ := r.args["direction"].(string)
-	w, h := s.points(s.width), s.points(s.height)
+	w, h := s.points(s.width()), s.points(s.height())
 	cx, cy := w/2, h/2
 	var dx, dy float64
 	switch dir {

@@ -154,7 +154,7 @@ func (m *mjpegServer) frame(ctx context.Context) ([]byte, error) {
 	}
 	req := sdk.ScreenshotRequest{DeviceID: m.s.id, Format: sdk.FormatJPEG, Quality: q}
 	if f := m.s.setting("mjpegScalingFactor"); f > 0 && f < 100 {
-		req.MaxSide = max(1, max(m.s.width, m.s.height)*f/100)
+		req.MaxSide = max(1, max(m.s.width(), m.s.height())*f/100)
 	}
 	img, err := m.s.d.Screenshot(ctx, req)
 	if err != nil {

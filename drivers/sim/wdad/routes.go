@@ -42,7 +42,10 @@ var routes = []route{
 	{method: http.MethodGet, path: "/source", session: true, bare: true, h: (*Server).source},
 	{method: http.MethodGet, path: "/screenshot", session: true, bare: true, h: (*Server).screenshot},
 	{method: http.MethodGet, path: "/orientation", session: true, bare: true, h: (*Server).orientation},
+	{method: http.MethodPost, path: "/orientation", session: true, bare: true, h: (*Server).setOrientation},
 	{method: http.MethodGet, path: "/rotation", session: true, bare: true, h: (*Server).rotation},
+	{method: http.MethodPost, path: "/rotation", session: true, bare: true, h: (*Server).setRotation},
+	{method: http.MethodGet, path: "/wda/deviceOrientation", session: true, bare: true, h: (*Server).deviceOrientation},
 
 	// FBElementCommands, FBTouchActionCommands
 	{method: http.MethodGet, path: "/window/size", session: true, bare: true, h: (*Server).windowSize},

@@ -53,8 +53,8 @@ type Server struct {
 	dev    sdk.Device
 	log    *slog.Logger
 	scale  float64
-	width  int // the phone's screen in pixels
-	height int
+	natW   int // the phone's screen in pixels, upright (orientation.go)
+	natH   int
 	ln     net.Listener
 	srv    *http.Server
 	mjpeg  *mjpegServer // nil without Config.MJPEG
@@ -88,6 +88,10 @@ type session struct {
 	// terminates it (the shouldTerminateApp capability, default true).
 	bundleID  string
 	terminate bool
+	// quiescence says XCTest waits for the app to be idle before each
+	// event (the shouldWaitForQuiescence capability, for a session with
+	// an app under test).
+	quiescence bool
 }
 
 // appRun is what WebDriverAgent knows of a running app.
@@ -123,7 +127,10 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wdad: device %q: %w", s.id, err)
 	}
-	s.width, s.height = scr.Width, scr.Height
+	s.natW, s.natH = scr.Width, scr.Height
+	if cur, _, err := s.d.Rotation(ctx, s.id, 0); err == nil && cur%2 == 1 {
+		s.natW, s.natH = scr.Height, scr.Width
+	}
 	s.observe(scr)
 
 	s.ln, err = net.Listen("tcp", addr)
@@ -379,6 +386,14 @@ func (s *Server) dispatch(ctx context.Context, hr *http.Request) (any, error) {
 	if r.args == nil {
 		r.args = map[string]any{}
 	}
+	event := isEvent(rt.path)
+	if event && r.sess != nil && r.sess.quiescence {
+		// XCTest waits for quiescence before it synthesizes an event,
+		// up to waitForIdleTimeout (XCUIApplicationProcess+FBQuiescence).
+		if err := s.waitStable(r.ctx, s.seconds("waitForIdleTimeout")); err != nil {
+			return nil, s.wdaErr(err)
+		}
+	}
 	if err := s.cost(rt.path).Wait(r.ctx); err != nil {
 		return nil, s.wdaErr(err)
 	}
@@ -386,7 +401,41 @@ func (s *Server) dispatch(ctx context.Context, hr *http.Request) (any, error) {
 	if err != nil {
 		return nil, s.wdaErr(err)
 	}
+	if rt.path == "/actions" {
+		// fb_performW3CActions waits for the app to be stable after the
+		// actions, up to animationCoolOffTimeout, whatever the session's
+		// quiescence (XCUIApplication+FBTouchAction).
+		if err := s.waitStable(r.ctx, s.seconds("animationCoolOffTimeout")); err != nil {
+			return nil, s.wdaErr(err)
+		}
+	}
 	return v, nil
+}
+
+// isEvent reports whether a route synthesizes touch or key events.
+func isEvent(path string) bool {
+	switch path {
+	case "/wda/tap", "/wda/doubleTap", "/wda/touchAndHold", "/wda/dragfromtoforduration", "/wda/swipe", "/actions", "/wda/keys":
+		return true
+	}
+	return false
+}
+
+// waitStable models fb_waitUntilStableWithTimeout: XCTest's quiescence
+// check (Timing.Quiescence, what it costs on an idle app), then the rest of
+// any animation the virtual phone is in, up to timeout. A timeout of 0
+// skips it, as WebDriverAgent does. It is part of the timing model: with a
+// zero Quiescence (the fast profile) nothing waits, so the fast profile
+// answers as it always did.
+func (s *Server) waitStable(ctx context.Context, timeout time.Duration) error {
+	if timeout <= 0 || s.cfg.Timing.Quiescence == (timing.Range{}) {
+		return nil
+	}
+	if err := s.cfg.Timing.Quiescence.Wait(ctx); err != nil {
+		return err
+	}
+	_, err := s.d.WaitIdle(ctx, s.id, timeout)
+	return err
 }
 
 // cost is how long a route takes under the timing profile (Config.Timing):

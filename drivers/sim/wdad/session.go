@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // What /status reports about the WebDriverAgent build.
@@ -129,6 +131,18 @@ func (s *Server) createSession(r *request) (any, error) {
 			return nil, err
 		}
 		sess.bundleID = bundle
+		// The app under test waits for quiescence unless the capability
+		// says otherwise (FBSessionCommands); an attached session has no
+		// app under test, and the apps it reaches inherit false (FBSession
+		// launchApplicationWithBundleId).
+		sess.quiescence = true
+		if v, ok := caps["shouldWaitForQuiescence"]; ok {
+			b, ok := v.(bool)
+			if !ok {
+				return nil, sessionNotCreated("shouldWaitForQuiescence: want a boolean")
+			}
+			sess.quiescence = b
+		}
 	} else if initialURL != "" {
 		if err := s.open(r, initialURL, ""); err != nil {
 			return nil, sessionNotCreated(fmt.Sprintf("Cannot open the URL %s with the default application. Original error: %v", initialURL, err))
@@ -284,8 +298,8 @@ func defaultSettings() map[string]any {
 		"keyboardPrediction":           false,
 		"snapshotMaxDepth":             50,
 		"useFirstMatch":                false,
-		"waitForIdleTimeout":           10,
-		"animationCoolOffTimeout":      2,
+		"waitForIdleTimeout":           10.0, // NSTimeInterval: seconds, fractions allowed
+		"animationCoolOffTimeout":      2.0,
 		"boundElementsByIndex":         false,
 		"reduceMotion":                 false,
 		"defaultActiveApplication":     "auto",
@@ -309,35 +323,111 @@ func (s *Server) getSettings(*request) (any, error) {
 	return out, nil
 }
 
-// setSettings stores known settings; the MJPEG stream follows
-// mjpegServerFramerate, mjpegServerScreenshotQuality and mjpegScalingFactor.
+// setSettings answers POST /appium/settings as FBSettingsHandler
+// applySettings does: unknown settings and null values are skipped, a
+// body without "settings" changes nothing, and the answer is every
+// setting. WebDriverAgent reads a value with intValue, doubleValue or
+// boolValue, so a number may come as a string of digits; a value that
+// cannot be read so is refused here (WebDriverAgent would raise). The
+// MJPEG stream follows mjpegServerFramerate, mjpegServerScreenshotQuality
+// and mjpegScalingFactor; the page source follows snapshotMaxDepth, and
+// the idle waits waitForIdleTimeout and animationCoolOffTimeout (see
+// waitStable).
 func (s *Server) setSettings(r *request) (any, error) {
-	in, ok := r.args["settings"].(map[string]any)
-	if !ok {
-		return nil, invalidArgument("'settings' must be an object")
+	raw, present := r.args["settings"]
+	in, ok := raw.(map[string]any)
+	if present && raw != nil && !ok {
+		return nil, invalidArgument("settings must be a dictionary")
 	}
 	s.mu.Lock()
+	next := make(map[string]any, len(in))
 	for k, v := range in {
-		if old, known := s.settings[k]; known {
-			if _, isNum := old.(int); isNum {
-				f, ok := v.(float64)
-				if !ok {
-					s.mu.Unlock()
-					return nil, invalidArgument("setting %q: want a number", k)
-				}
-				v = int(f)
-			}
-			s.settings[k] = v
+		old, known := s.settings[k]
+		if !known || v == nil {
+			continue
 		}
+		nv, err := settingValue(old, v)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, invalidArgument("setting %q: %v", k, err)
+		}
+		next[k] = nv
+	}
+	for k, v := range next {
+		s.settings[k] = v
 	}
 	s.mu.Unlock()
 	return s.getSettings(r)
 }
 
-// setting reads a numeric setting.
+// settingValue reads v as the kind of the setting's current value old.
+func settingValue(old, v any) (any, error) {
+	num := func() (float64, bool) {
+		switch v := v.(type) {
+		case float64:
+			return v, true
+		case bool:
+			if v {
+				return 1, true
+			}
+			return 0, true
+		case string:
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f, err == nil
+		}
+		return 0, false
+	}
+	switch old.(type) {
+	case int:
+		f, ok := num()
+		if !ok {
+			return nil, fmt.Errorf("want a number")
+		}
+		return int(f), nil
+	case float64:
+		f, ok := num()
+		if !ok {
+			return nil, fmt.Errorf("want a number")
+		}
+		return f, nil
+	case bool:
+		if f, ok := num(); ok {
+			return f != 0, nil
+		}
+		return nil, fmt.Errorf("want a boolean")
+	case string:
+		str, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("want a string")
+		}
+		return str, nil
+	}
+	return v, nil
+}
+
+// setting reads an integer setting.
 func (s *Server) setting(name string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, _ := s.settings[name].(int)
-	return v
+	switch v := s.settings[name].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return 0
+}
+
+// seconds reads a setting in seconds (waitForIdleTimeout,
+// animationCoolOffTimeout) as a duration.
+func (s *Server) seconds(name string) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch v := s.settings[name].(type) {
+	case float64:
+		return time.Duration(v * float64(time.Second))
+	case int:
+		return time.Duration(v) * time.Second
+	}
+	return 0
 }

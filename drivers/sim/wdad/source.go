@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/dump"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/drivers/sim/timing"
 )
 
 const typePrefix = "XCUIElementType"
@@ -148,7 +150,7 @@ func (s *Server) tree(scr *sdk.Screen) *node {
 		label = "Home Screen"
 	}
 	root := &node{
-		typ: typePrefix + "Application", label: label, w: s.points(s.width), h: s.points(s.height),
+		typ: typePrefix + "Application", label: label, w: s.points(s.width()), h: s.points(s.height()),
 		enabled: true, visible: true, bundleID: bundle, pid: pid(bundle),
 	}
 	kids := map[int][]int{}
@@ -239,6 +241,26 @@ func (s *Server) element(e sdk.Element) *node {
 		n.label = firstNonEmpty(e.ContentDescription, e.Text)
 	}
 	return n
+}
+
+// cut drops what lies deeper than maxDepth below n, as XCTest's snapshot
+// does with WebDriverAgent's snapshotMaxDepth: the application is at depth
+// 0 and an element at depth maxDepth comes without its children, with
+// nothing in the source to say any were there. A maxDepth of 0 or less
+// cuts nothing. cut returns how many elements are left.
+func (n *node) cut(maxDepth int) int {
+	var walk func(n *node, depth int) int
+	walk = func(n *node, depth int) int {
+		if maxDepth > 0 && depth >= maxDepth {
+			n.children = nil
+		}
+		count := 1
+		for _, c := range n.children {
+			count += walk(c, depth+1)
+		}
+		return count
+	}
+	return walk(n, 0)
 }
 
 // excluded is the set of attribute names excluded_attributes asks to drop.
@@ -456,6 +478,14 @@ func (s *Server) source(r *request) (any, error) {
 		return nil, invalidArgument("Unknown source format '%s'. Only 'xml', 'json' and 'description' source formats are supported.", format)
 	}
 	scope, exq := r.query.Get("scope"), r.query.Get("excluded_attributes")
+	if format == "xml" {
+		// FBXPath waits for the app to be stable before it snapshots the
+		// tree for XML, up to animationCoolOffTimeout; the JSON source
+		// (fb_tree) snapshots at once.
+		if err := s.waitStable(r.ctx, s.seconds("animationCoolOffTimeout")); err != nil {
+			return nil, err
+		}
+	}
 	if scope == "" && exq == "" && format != "description" {
 		if raw := s.captured(r.ctx, format); raw != nil {
 			if format == "xml" {
@@ -470,6 +500,15 @@ func (s *Server) source(r *request) (any, error) {
 	}
 	root := s.tree(scr)
 	ex := parseExcluded(exq)
+	n := root.cut(s.setting("snapshotMaxDepth"))
+	if d := s.cfg.Timing.Visible; d > 0 && format != "description" && !ex.has("visible") {
+		// The visible attribute is computed element by element; excluding
+		// it saves that time (the attribute blocks of dictionaryForElement
+		// are only run for attributes not excluded).
+		if err := (timing.Range{Min: time.Duration(n) * d, Max: time.Duration(n) * d}).Wait(r.ctx); err != nil {
+			return nil, err
+		}
+	}
 	switch format {
 	case "json":
 		return root.json(ex), nil
@@ -503,7 +542,7 @@ func (s *Server) rawSource(raw []byte) rawJSON {
 // points (else its coordinates would not match the screen).
 func (s *Server) captured(ctx context.Context, format string) []byte {
 	c, ok, err := s.d.CapturedScreen(ctx, s.id)
-	if err != nil || !ok || c.Width*s.cfg.Scale != s.width || c.Height*s.cfg.Scale != s.height {
+	if err != nil || !ok || c.Width*s.cfg.Scale != s.width() || c.Height*s.cfg.Scale != s.height() {
 		return nil
 	}
 	path := filepath.Join(s.cfg.WorldDir, c.File)
