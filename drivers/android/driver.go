@@ -18,10 +18,14 @@
 //
 // Taps, presses, swipes, keys and text go through scrcpy's control socket
 // (milliseconds rather than the half second of `adb shell input`). Text
-// that scrcpy cannot inject (anything but ASCII) is pasted through the
-// clipboard, which is restored afterwards. When no scrcpy server can be
-// started (none found on this computer), input falls back to `adb shell
-// input`, and the driver declares no video.
+// that scrcpy cannot inject (anything but ASCII: its key map has no other
+// characters) is pasted through the clipboard, and the person's clipboard,
+// whatever it holds, is put back afterwards; neither is ever logged.
+// Replacing a field's text is Ctrl+A (a text field's select all), then
+// delete. README.md says what a real phone does with a paste (a maximum
+// length, the moment the text sits on the clipboard). When no scrcpy
+// server can be started (none found on this computer), input falls back to
+// `adb shell input`, and the driver declares no video.
 //
 // The scrcpy server is found at $SCRCPY_SERVER_PATH, then where the scrcpy
 // package installs it on Linux and macOS; its exact version is
@@ -150,6 +154,10 @@ type phone struct {
 	// client at a time, so an agent's read and the recorder's would fail
 	// each other ("already registered").
 	readMu sync.Mutex
+	// level is the phone's API level, learned at the first read that
+	// needs it (a dialog's window on top); 0 until then, -1 when getprop
+	// failed. readMu guards it.
+	level int
 
 	acted stamp // when the driver's last action on the phone returned (WaitIdle)
 

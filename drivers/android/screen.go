@@ -72,12 +72,12 @@ func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.S
 	}
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
-	return readScreen(ctx, dev)
+	return readScreen(ctx, p, dev)
 }
 
 // readScreen reads a phone's screen: the dump, then the app in front and
 // the lock and screen state. A faster reader would replace this function.
-func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
+func readScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, error) {
 	sc, err := retryDump(ctx, dev.Serial(), func() (*sdk.Screen, error) {
 		out, err := dev.ExecOutput(ctx, "uiautomator dump /dev/tty")
 		if err != nil {
@@ -98,6 +98,9 @@ func readScreen(ctx context.Context, dev *adb.Device) (*sdk.Screen, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if floating(sc) {
+		sc = overDialog(ctx, p, dev, sc)
 	}
 	state, err := shell(ctx, dev, "dumpsys window; echo; echo __PINKY_POWER__; dumpsys power")
 	if err != nil {
@@ -146,7 +149,14 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 	if err != nil {
 		return nil, sdk.Errorf(sdk.ErrInternal, "%s: screencap gave no PNG: %v", req.DeviceID, err)
 	}
-	return still.Encode(img, req)
+	// A black picture may be a secure window's (secure.go).
+	blanked := mostlyBlack(img) && d.secureFocus(ctx, dev)
+	shot, err := still.Encode(img, req)
+	if err != nil {
+		return nil, err
+	}
+	shot.Blanked = blanked
+	return shot, nil
 }
 
 // screenSize is the phone's screen size in its current orientation, from

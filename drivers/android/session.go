@@ -438,25 +438,18 @@ func (s *session) keyFrame(ctx context.Context) (config, key sdk.VideoPacket, er
 }
 
 // point maps a point in the screen's pixels to the video's, which touches
-// are given in.
+// are given in: the video's current size, so after a turn the point is in
+// the turned frame (rotate.go).
 func (s *session) point(p sdk.Point) (x, y int) {
 	w, h := s.c.VideoSize()
-	sw, sh := s.screen()
-	if sw <= 0 || sh <= 0 {
-		return p.X, p.Y
-	}
-	return p.X * w / sw, p.Y * h / sh
+	return toVideo(p, s.sw, s.sh, w, h)
 }
 
 // screen is the screen's size in the video's orientation (wm size gives
 // the natural one).
 func (s *session) screen() (int, int) {
 	w, h := s.c.VideoSize()
-	sw, sh := s.sw, s.sh
-	if (w > h) != (sw > sh) {
-		sw, sh = sh, sw
-	}
-	return sw, sh
+	return turned(s.sw, s.sh, w, h)
 }
 
 // onScreen says whether p is on the screen.
