@@ -26,8 +26,9 @@ run -bench ConsoleMirror -benchtime 20x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/android/
 run -bench 'OneRead' -benchtime 1x ./gateway/agent/
-run -bench 'Driver|WDA' -benchtime 300x ./drivers/ios/
+run -bench '^Benchmark(Driver|WDA)(Observe|Tap)$' -benchtime 300x ./drivers/ios/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/ios/
+run -bench 'WDASettings|WDASourceAttributes' -benchtime 5x ./drivers/ios/
 run -bench 'FrameLatency|Throughput|Records' -benchtime 2000x ./drivers/ios/video/
 
 # metric NAME UNIT: the value before UNIT on the line whose benchmark is NAME.

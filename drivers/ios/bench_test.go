@@ -3,6 +3,7 @@ package ios
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/ios/wda"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
@@ -113,5 +114,84 @@ func BenchmarkPhoneProfile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkWDASettings is a screen read, a tap and a swipe through the
+// driver with WebDriverAgent's settings as the driver sets them (tuned) and
+// left at WDA's defaults (stock, Config.StockWDA), on both timing
+// profiles: what the settings buy on a phone.
+func BenchmarkWDASettings(b *testing.B) {
+	for _, p := range []timing.Profile{timing.Fast, timing.Phone} {
+		for _, stock := range []bool{true, false} {
+			mode := "tuned"
+			if stock {
+				mode = "stock"
+			}
+			for _, op := range []struct {
+				name string
+				run  func(ctx context.Context, d *Driver) error
+			}{
+				{"observe", func(ctx context.Context, d *Driver) error { _, err := d.Screen(ctx, phoneID, 0); return err }},
+				{"tap", func(ctx context.Context, d *Driver) error {
+					_, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActTap, Point: sdk.Point{X: 600, Y: 1500}})
+					return err
+				}},
+				{"swipe", func(ctx context.Context, d *Driver) error {
+					_, err := d.Act(ctx, phoneID, sdk.Action{Kind: sdk.ActSwipe, Point: sdk.Point{X: 600, Y: 1500},
+						To: sdk.Point{X: 600, Y: 1400}, Duration: 100 * time.Millisecond})
+					return err
+				}},
+			} {
+				b.Run(p.Name+"/"+mode+"/"+op.name, func(b *testing.B) {
+					r := newRig(b, rigOpt{timing: p, stock: stock})
+					d := r.unlocked(b)
+					ctx := context.Background()
+					b.ResetTimer()
+					for b.Loop() {
+						if err := op.run(ctx, d); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkWDASourceAttributes is one /source straight through the WDA
+// client with every attribute, with the driver's exclusions, and with
+// visible excluded too (which the driver does not do): what each costs.
+func BenchmarkWDASourceAttributes(b *testing.B) {
+	for _, p := range []timing.Profile{timing.Fast, timing.Phone} {
+		for _, ex := range []struct {
+			name  string
+			attrs []string
+		}{
+			{"all", nil},
+			{"driver", excludedAttributes},
+			{"driver+visible", append(append([]string(nil), excludedAttributes...), "visible")},
+		} {
+			b.Run(p.Name+"/"+ex.name, func(b *testing.B) {
+				r := newRig(b, rigOpt{timing: p})
+				r.unlocked(b)
+				c, err := wda.New(r.phone.WDA, wda.WithExcludedAttributes(ex.attrs...))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { c.Close(context.Background()) })
+				ctx := context.Background()
+				var size int
+				b.ResetTimer()
+				for b.Loop() {
+					src, err := c.Source(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = len(src)
+				}
+				b.ReportMetric(float64(size), "bytes")
+			})
+		}
 	}
 }

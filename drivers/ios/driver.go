@@ -18,7 +18,8 @@
 // app in front and the lock state, and reports every rectangle in pixels:
 // WDA speaks points, converted with the scale WDA reports (/wda/screen).
 // Actions convert back. Typing goes through /wda/keys (any text, emoji
-// included); keys map to WDA's buttons where iOS has them and are
+// and every script, never the pasteboard; README.md says how WebDriverAgent
+// types it); keys map to WDA's buttons where iOS has them and are
 // ErrUnsupported where it has not (iOS has no back key).
 //
 // # Pictures
@@ -68,7 +69,11 @@ type Config struct {
 	// Timeout and SlowTimeout bound WDA calls; zero means wda's defaults
 	// (5 s, and 20 s for /source and /screenshot).
 	Timeout, SlowTimeout time.Duration
-	Logger               *slog.Logger
+	// StockWDA leaves WebDriverAgent's settings at its defaults and reads
+	// every attribute of the page source, for measuring what the driver's
+	// settings (settings.go) buy.
+	StockWDA bool
+	Logger   *slog.Logger
 }
 
 // Driver drives the iPhones of one phone list.

@@ -44,6 +44,7 @@ type rig struct {
 	path   string // ios.yaml
 	phone  config.Phone
 	logs   testkit.Buffer // the driver's log
+	stock  bool           // the driver leaves WDA's settings alone (Config.StockWDA)
 }
 
 type rigOpt struct {
@@ -51,11 +52,12 @@ type rigOpt struct {
 	badSecret bool // the driver's list has another secret than the phone
 	late      bool // the broadcast waits for rig.start
 	timing    timing.Profile
+	stock     bool // Config.StockWDA
 }
 
 func newRig(t testing.TB, o rigOpt) *rig {
 	t.Helper()
-	r := &rig{sim: simtest.New(t), path: filepath.Join(t.TempDir(), config.FileName)}
+	r := &rig{sim: simtest.New(t), path: filepath.Join(t.TempDir(), config.FileName), stock: o.stock}
 	var err error
 	r.face, err = wdad.Listen("127.0.0.1:0", wdad.Config{Driver: r.sim, DeviceID: "sim-ios-1", MJPEG: true, Timing: o.timing})
 	if err != nil {
@@ -130,7 +132,7 @@ func (r *rig) driver(t testing.TB) *Driver {
 	// slow to encode there, and the conformance suite reads it from
 	// several calls at once.
 	d, err := New(Config{Path: r.path, Poll: 100 * time.Millisecond, Timeout: testkit.Scaled(3 * time.Second), SlowTimeout: testkit.Scaled(3 * time.Second),
-		Logger: r.logs.Logger()})
+		StockWDA: r.stock, Logger: r.logs.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,16 @@ type phone struct {
 	// WDA tells locked from unlocked, not a lit lock screen from a dark one.
 	woken  bool
 	inputs inputState // the mirror's finger, between down and up
+	// depth is the session's snapshotMaxDepth; 0 until the driver changes
+	// it from baseDepth (settings.go).
+	depth int
 }
 
 // newPhone makes the phone of pc and starts its video receiver.
 func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 	var opts []wda.Option
 	opts = append(opts, wda.WithLogger(d.log.With("device", pc.ID)))
+	opts = append(opts, d.wdaOptions()...)
 	if d.cfg.Timeout > 0 {
 		opts = append(opts, wda.WithTimeout(d.cfg.Timeout))
 	}

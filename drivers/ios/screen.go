@@ -35,7 +35,7 @@ func (d *Driver) Screen(ctx context.Context, deviceID string, displayID int) (*s
 		lockErr        error
 		app            struct{ id, name string }
 	)
-	wg.Go(func() { src, srcErr = p.wda.Source(ctx) })
+	wg.Go(func() { src, srcErr = p.source(ctx, d.cfg.StockWDA) })
 	wg.Go(func() {
 		a, err := p.wda.ActiveApp(ctx)
 		app.id, app.name, appErr = a.BundleID, a.Name, err

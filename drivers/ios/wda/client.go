@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -64,9 +65,13 @@ type Client struct {
 	slowTimeout time.Duration
 	log         *slog.Logger
 
-	mu     sync.Mutex // guards sid and flight
-	sid    string     // the current session; "" when none
-	flight *creation  // the session being created, or nil
+	// excluded is the excluded_attributes query of Source, "" for none.
+	excluded string
+
+	mu       sync.Mutex     // guards sid, flight and settings
+	sid      string         // the current session; "" when none
+	flight   *creation      // the session being created, or nil
+	settings map[string]any // applied to every new session
 }
 
 // creation is one POST /session that concurrent callers share. Its fields
@@ -122,6 +127,27 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithSettings makes the Client apply settings (POST
+// /session/{id}/appium/settings) to every session it creates, before the
+// session's first command: WebDriverAgent resets its settings to their
+// defaults whenever a session is created (FBConfiguration
+// resetSessionSettings), so settings set once would be lost when WDA
+// restarts or another client takes the session over.
+func WithSettings(settings map[string]any) Option {
+	return func(c *Client) {
+		for k, v := range settings {
+			c.settings[k] = v
+		}
+	}
+}
+
+// WithExcludedAttributes makes Source ask WDA to leave attrs out of the
+// page source (excluded_attributes: WDA computes no attribute it leaves
+// out). Names are WDA's: "frame", "nativeFrame", "accessible", "visible"…
+func WithExcludedAttributes(attrs ...string) Option {
+	return func(c *Client) { c.excluded = strings.Join(attrs, ",") }
+}
+
 // New returns a client of the WDA at baseURL, e.g. "http://192.168.1.20:8100".
 // The URL must be http with a host; without a port it means port 8100. A
 // path is kept as a prefix (WDA behind a reverse proxy). New does not
@@ -150,6 +176,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		timeout:     DefaultTimeout,
 		slowTimeout: DefaultSlowTimeout,
 		log:         slog.Default(),
+		settings:    map[string]any{},
 	}
 	for _, o := range opts {
 		o(c)
@@ -308,6 +335,9 @@ func (c *Client) create(ctx context.Context, f *creation) {
 			err = fmt.Errorf("wda POST /session: answer has no sessionId: %w", ErrProtocol)
 		}
 	}
+	if err == nil {
+		c.applySettings(ctx, id)
+	}
 	c.mu.Lock()
 	c.flight = nil
 	if err == nil {
@@ -319,6 +349,25 @@ func (c *Client) create(ctx context.Context, f *creation) {
 	}
 	f.id, f.err = id, err
 	close(f.done)
+}
+
+// applySettings sets the Client's settings in the new session sid. A
+// refusal is logged and the session kept: WDA's defaults still give a
+// correct tree, only a slower one (and a WDA that does not know a setting
+// skips it without complaint).
+func (c *Client) applySettings(ctx context.Context, sid string) {
+	c.mu.Lock()
+	settings := maps.Clone(c.settings)
+	c.mu.Unlock()
+	if len(settings) == 0 {
+		return
+	}
+	body := struct {
+		Settings map[string]any `json:"settings"`
+	}{settings}
+	if _, err := c.do(ctx, request{method: http.MethodPost, path: "/appium/settings", body: body, idempotent: true}, sid); err != nil {
+		c.log.Warn("wda settings not applied; WebDriverAgent's defaults stay", "session", sid, "err", err)
+	}
 }
 
 // forget drops sid after WDA said it is gone, unless another caller has

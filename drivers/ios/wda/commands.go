@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -138,7 +139,11 @@ func (c *Client) Screen(ctx context.Context) (ScreenInfo, error) {
 // be made it asks the bare /source. It has the slow timeout: a large tree
 // takes seconds.
 func (c *Client) Source(ctx context.Context) ([]byte, error) {
-	v, err := c.call(ctx, request{method: http.MethodGet, path: "/source?format=json", session: true, orBare: true, slow: true})
+	path := "/source?format=json"
+	if c.excluded != "" {
+		path += "&excluded_attributes=" + url.QueryEscape(c.excluded)
+	}
+	v, err := c.call(ctx, request{method: http.MethodGet, path: path, session: true, orBare: true, slow: true})
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +151,37 @@ func (c *Client) Source(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("wda GET /source: value is not a tree object: %s: %w", quotePrefix(t, 32), ErrProtocol)
 	}
 	return v.Value, nil
+}
+
+// Settings returns WDA's settings (GET /session/{id}/appium/settings).
+func (c *Client) Settings(ctx context.Context) (map[string]any, error) {
+	v, err := c.call(ctx, request{method: http.MethodGet, path: "/appium/settings", session: true})
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, unmarshal("GET /appium/settings", v.Value, &out)
+}
+
+// UpdateSettings changes settings in the current session (POST
+// /session/{id}/appium/settings) and keeps them for the sessions the Client
+// creates later. It returns every setting as WDA then has it; WDA skips a
+// setting it does not know.
+func (c *Client) UpdateSettings(ctx context.Context, settings map[string]any) (map[string]any, error) {
+	c.mu.Lock()
+	for k, v := range settings {
+		c.settings[k] = v
+	}
+	c.mu.Unlock()
+	body := struct {
+		Settings map[string]any `json:"settings"`
+	}{settings}
+	v, err := c.call(ctx, request{method: http.MethodPost, path: "/appium/settings", session: true, body: body, idempotent: true})
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, unmarshal("POST /appium/settings", v.Value, &out)
 }
 
 // ActiveApp returns the app in front (GET /wda/activeAppInfo); on the home

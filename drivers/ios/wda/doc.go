@@ -26,6 +26,14 @@
 // command once more; WDA rejected the first attempt, so the retry cannot
 // repeat an action. A second such answer is returned as ErrInvalidSession.
 //
+// # Settings
+//
+// WDA resets its settings (/appium/settings) whenever a session is
+// created. WithSettings gives settings that the Client sets in every
+// session it creates, before the session's first command, and
+// UpdateSettings changes them in the current session and in later ones.
+// WithExcludedAttributes makes Source leave attributes out of the tree.
+//
 // # Deadlines
 //
 // Each request has its own deadline: WithTimeout (5 s) for ordinary
