@@ -17,9 +17,11 @@ type Session interface {
 	Connect(ctx context.Context, req agent.ConnectRequest) (*agent.Observation, error)
 	// Release ends the lease (and its task).
 	Release(ctx context.Context, device string) error
-	// Observe reads the screen: what changed since the agent's last read,
-	// or the whole screen with full; a JPEG screenshot with screenshot.
-	Observe(ctx context.Context, device string, full, screenshot bool) (*agent.Observation, error)
+	// ObserveWith reads the screen: what changed since the agent's last
+	// read, or the whole screen with Full; a JPEG screenshot with
+	// Screenshot, with the grid of numbered marks with Marks (or when the
+	// screen has no useful tree).
+	ObserveWith(ctx context.Context, device string, o agent.ObserveOptions) (*agent.Observation, error)
 	// Act runs one action through the pipeline and returns what changed.
 	Act(ctx context.Context, device string, a agent.Action, progress agent.Progress) (*agent.Observation, error)
 	// Apps lists the apps the agent may launch.

@@ -90,15 +90,15 @@ func (f *fakeSession) Release(ctx context.Context, device string) error {
 	return f.err
 }
 
-type observeArg struct{ Full, Screenshot bool }
+type observeArg struct{ Full, Screenshot, Marks bool }
 
-func (f *fakeSession) Observe(ctx context.Context, device string, full, screenshot bool) (*agent.Observation, error) {
-	f.record("Observe", device, observeArg{full, screenshot})
+func (f *fakeSession) ObserveWith(ctx context.Context, device string, opts agent.ObserveOptions) (*agent.Observation, error) {
+	f.record("Observe", device, observeArg{opts.Full, opts.Screenshot, opts.Marks})
 	if f.err != nil {
 		return nil, f.err
 	}
 	o := *f.obs
-	if screenshot {
+	if opts.Screenshot || opts.Marks {
 		o.Screenshot = []byte{0xff, 0xd8, 0xff, 0xe0, 'j', 'p', 'g'}
 	}
 	return &o, nil

@@ -68,7 +68,7 @@ func PhoneTap() Tool {
 	return actTool[tapArgs](toolSpec{
 		name:        agent.ToolTap,
 		title:       "Tap",
-		desc:        "Tap an element: by ref (best), by text (with occurrence when several match), or at x,y when nothing else names it.",
+		desc:        "Tap an element: by ref (best), by text (with occurrence when several match), by mark from a screenshot with marks, or at x,y when nothing else names it.",
 		destructive: true,
 	})
 }
@@ -77,10 +77,17 @@ func PhoneTap() Tool {
 type tapArgs struct {
 	onDevice
 	aim
+	Mark *int `json:"mark" desc:"Else a mark's number, from the last screenshot with marks." check:"range=1..10000" schema:"unlisted"`
 	approvalArg
 }
 
 func (a tapArgs) action() (string, agent.Action, error) {
+	if a.Mark != nil {
+		if _, named, _ := a.target("", "text", false); named {
+			return "", agent.Action{}, badArg("mark", "give only one of ref, text, x and y, or mark")
+		}
+		return a.Device, agent.Action{Kind: "tap", Target: agent.Target{Mark: *a.Mark}}, nil
+	}
 	t, _, err := a.target("", "text", true)
 	return a.Device, agent.Action{Kind: "tap", Target: t}, err
 }

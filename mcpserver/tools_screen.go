@@ -21,13 +21,14 @@ func PhoneObserve() Tool {
 			"lines \"+ [15] …\" appeared, \"- [9] …\" went, \"~ [7] … → …\" changed. With full, the whole screen: " +
 			"an app line (app Messages (com.google.android.apps.messaging) · unlocked · 1080x2400) and one line per element, " +
 			"e.g. [3] button \"Send\" or [7] field \"Message\" (focused). [3] is ref 3; refs stay the same across reads. " +
-			"Ask for a screenshot only when the text is not enough, e.g. for images, maps or games.",
+			"Ask for a screenshot only when the text is not enough, e.g. for images, maps or games. " +
+			"A screen with almost no elements (a game, a canvas) comes with numbered marks on a screenshot for phone_tap mark.",
 		readOnly:   true,
 		idempotent: true,
 		output:     observationOutput(),
 		codes:      readCodes,
 	}, func(ctx context.Context, c *call, a observeArgs) (*mcp.CallToolResult, error) {
-		obs, err := c.sess.Observe(ctx, a.Device, a.Full, a.Screenshot)
+		obs, err := c.sess.ObserveWith(ctx, a.Device, agent.ObserveOptions{Full: a.Full, Screenshot: a.Screenshot, Marks: a.Marks})
 		if err != nil {
 			return nil, err
 		}
@@ -40,6 +41,7 @@ type observeArgs struct {
 	onDevice
 	Full       bool `json:"full" desc:"The whole screen, not what changed." default:"false"`
 	Screenshot bool `json:"screenshot" desc:"Also a JPEG screenshot." default:"false"`
+	Marks      bool `json:"marks" desc:"Numbered marks on a screenshot, on any screen." default:"false"`
 }
 
 // PhoneWaitFor waits until a text or ref shows or goes.

@@ -37,7 +37,12 @@ func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, tk *ta
 	m.mu.Lock()
 	w, h := p.boxSize.X, p.boxSize.Y
 	m.mu.Unlock()
-	if w <= 0 || h <= 0 || w > h {
+	if w > h {
+		// The phone is turned: the background display takes its natural,
+		// upright size and keeps it whatever the phone's own screen does.
+		w, h = h, w
+	}
+	if w <= 0 || h <= 0 {
 		w, h = defaultDisplayW, defaultDisplayH
 	}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)

@@ -16,6 +16,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/lease"
 	"github.com/pinky-gateway/pinky/gateway/screen"
+	"github.com/pinky-gateway/pinky/gateway/screen/marks"
 )
 
 // Drivers is what the agent side needs of the driver host.
@@ -154,6 +155,7 @@ type task struct {
 	seq      int          // steps recorded so far
 	last     *screen.View // the view the agent saw last
 	shotView *screen.View // the view of the task's latest screenshot
+	grid     *marks.Grid  // the marks shown with the last read, nil when none (grid.go)
 	// calls ends the driver calls made for the lease when it ends (calls.go).
 	calls leaseCalls
 }

@@ -23,8 +23,19 @@ func (s *Session) observe(ctx context.Context, device, tool string, args map[str
 	return s.observeFrom(ctx, time.Now(), device, tool, args, full, screenshot)
 }
 
+// observeAt is observe with every option of phone_observe.
+func (s *Session) observeAt(ctx context.Context, device, tool string, args map[string]any, o ObserveOptions) (*Observation, error) {
+	return s.observeOpts(ctx, time.Now(), device, tool, args, o)
+}
+
 // observeFrom is observe for a call that began at started.
 func (s *Session) observeFrom(ctx context.Context, started time.Time, device, tool string, args map[string]any, full, screenshot bool) (*Observation, error) {
+	return s.observeOpts(ctx, started, device, tool, args, ObserveOptions{Full: full, Screenshot: screenshot})
+}
+
+// observeOpts reads the screen for a call that began at started.
+func (s *Session) observeOpts(ctx context.Context, started time.Time, device, tool string, args map[string]any, o ObserveOptions) (*Observation, error) {
+	screenshot := o.Screenshot
 	c, err := s.beginAt(ctx, started, device, tool, args, nil)
 	if err != nil {
 		return nil, err
@@ -33,15 +44,23 @@ func (s *Session) observeFrom(ctx context.Context, started time.Time, device, to
 	if err != nil {
 		return nil, c.fail(ctx, err)
 	}
-	obs := s.show(c.task, view, full)
+	obs := s.show(c.task, view, o.Full)
 	obs.Settled = true
-	if screenshot {
+	shot, err := s.mark(ctx, c, view, obs, o.Marks)
+	if err != nil {
+		return nil, c.fail(ctx, err)
+	}
+	if screenshot && !shot {
 		img, err := s.m.still(ctx, c.p, c.drv, sdk.ScreenshotRequest{DeviceID: device, DisplayID: c.display(), Format: sdk.FormatJPEG, MaxSide: 1280, Quality: 75})
-		if err != nil {
+		switch {
+		case blankedShot(img, err):
+			protect(obs) // protected.go
+		case err != nil:
 			return nil, c.fail(ctx, fromDriver(device, err, false))
-		}
-		if obs.Screenshot, err = s.cover(c.p, img); err != nil {
-			return nil, c.fail(ctx, err)
+		default:
+			if obs.Screenshot, err = s.cover(c.p, img); err != nil {
+				return nil, c.fail(ctx, err)
+			}
 		}
 	}
 	obs.Step = c.done(ctx, obs.Text)
@@ -99,6 +118,11 @@ func (s *Session) cover(p *phone, img *sdk.Image) ([]byte, error) {
 	s.m.mu.Unlock()
 	if len(boxes) == 0 {
 		return img.Data, nil
+	}
+	if (img.Width > img.Height) != (size.X > size.Y) && img.Width != img.Height {
+		// The phone turned between the read and the picture: the boxes
+		// are in the old frame and would cover the wrong places.
+		return nil, Errorf(CodeStale, "the screen turned while its picture was taken; read it again with phone_observe")
 	}
 	return secrets.CoverJPEG(img.Data, size.X, size.Y, boxes, 75)
 }
@@ -180,6 +204,14 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if err := inScope(c.task, view, a); err != nil {
 		return refuse(err)
 	}
+	if a.Target.Mark != 0 {
+		// A mark names the centre of its cell on the screen the agent saw;
+		// from here on it is a tap at that point, judged on what is there.
+		if a.Target, err = s.markTarget(c.task, view, a.Target); err != nil {
+			return refuse(err)
+		}
+		c.args["x"], c.args["y"] = a.Target.X, a.Target.Y
+	}
 	if a.Kind == "launch" || a.Kind == "stop" {
 		id, err := s.appID(ctx, c, a.App)
 		if err != nil {
@@ -244,6 +276,11 @@ func (s *Session) perform(ctx context.Context, c *call, a Action, actions []sdk.
 		}
 		obs := s.show(c.task, next, false)
 		obs.Settled = settled
+		if _, err := s.mark(ctx, c, next, obs, false); err != nil {
+			// The action is done: a screen that could not be photographed
+			// is read without its marks.
+			s.m.log.Warn("marks: no screenshot after an action", "device", c.device, "err", err)
+		}
 		obs.Step = c.done(ctx, obs.Text)
 		return obs, nil
 	}()

@@ -175,6 +175,8 @@ func (a Action) args(device string) map[string]any {
 			text = "field" // "text" is what is typed
 		}
 		switch {
+		case t.Mark != 0:
+			args[name+"mark"] = t.Mark // the point it names is added once known (pipeline.go)
 		case t.Ref != 0:
 			args[name+"ref"] = t.Ref
 		case t.Text != "":

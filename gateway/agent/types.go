@@ -55,13 +55,16 @@ type ConnectRequest struct {
 }
 
 // Target says which element or point an action aims at. Exactly one of
-// Ref, Text and Point is set.
+// Ref, Text, Point and Mark is set; a Mark is turned into the Point of its
+// cell (grid.go) before the action is planned, and keeps its number for
+// the history.
 type Target struct {
 	Ref        int    // a ref from the last read, e.g. 12 for [12]
 	Text       string // visible text or description of the element
 	Occurrence int    // 1-based, when Text matches several elements; 0 means it must be unique
 	X, Y       int
 	HasPoint   bool
+	Mark       int // a numbered mark of the grid on the last read's screenshot
 }
 
 // Action is one acting tool call. It carries the tool it came from, which
@@ -99,8 +102,15 @@ type Observation struct {
 	Locked bool   `json:"locked"`
 	// Settled is false when the screen was still changing at the 3 s cap.
 	Settled bool `json:"settled"`
-	// Screenshot is a JPEG when asked for.
+	// Screenshot is a JPEG when asked for, or when marks are shown.
 	Screenshot []byte `json:"-"`
+	// Marks is how many numbered marks the screenshot's grid has, 0 when
+	// it has none (grid.go); the text's first line says how they go.
+	Marks int `json:"marks,omitempty"`
+	// Protected says that the app in front blocks screenshots (a secure
+	// window): the screenshot asked for is left out, and the text's first
+	// line says so (protected.go).
+	Protected bool `json:"protected,omitempty"`
 	// Step is the history step recorded for this call.
 	Step string `json:"step,omitempty"`
 	// TaskID is the task's id in the history (phone_connect only).

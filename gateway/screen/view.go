@@ -22,6 +22,7 @@ type View struct {
 	Width, Height int
 	Orientation   sdk.Orientation
 	KeyboardShown bool
+	DensityDPI    int    // 0 when the driver does not say
 	Nodes         []Node // pre-order; Depth and Parent give the tree
 	// Keys are the on-screen keyboard's keys, which the view shows as one
 	// keyboard node: the gate judges a touch on the keyboard by its key.
@@ -73,7 +74,7 @@ func newView(s *sdk.Screen) *View {
 	return &View{
 		App: s.App, LockState: s.LockState, ScreenOn: s.ScreenOn,
 		Width: s.Width, Height: s.Height, Orientation: s.Orientation,
-		KeyboardShown: s.KeyboardShown && s.ScreenOn,
+		KeyboardShown: s.KeyboardShown && s.ScreenOn, DensityDPI: s.DensityDPI,
 	}
 }
 
@@ -231,8 +232,7 @@ func (n *Node) marks() []string {
 // one place to go.
 func quote(s string) string {
 	if utf8.RuneCountInString(s) > maxLabel {
-		r := []rune(s)
-		s = string(r[:maxLabel-1]) + "…"
+		s = prefix(s, maxLabel-1) + "…"
 	}
 	return strconv.Quote(s)
 }

@@ -1,0 +1,29 @@
+package cli_test
+
+import (
+	"testing"
+
+	"github.com/pinky-gateway/pinky/internal/e2e"
+)
+
+// TestAndroidPermissionDialog: through pinky mcp and pinky-driver-android
+// on a real adb server, an app asks for a permission; the permission
+// controller's dialog (a window of its own over the app) is read, a tap on
+// Allow asks the person, then answers the dialog, and the app shows the
+// permission granted.
+func TestAndroidPermissionDialog(t *testing.T) {
+	e := newEnv(t)
+	serial := e.androidPhone(t)
+	e.Daemon("--console", "off")
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice(serial)
+	h.OK("phone_connect", dev("task", "android: turn on Notes reminders"), "LOCKED")
+	e.Unlock(serial)
+	h.OK("phone_launch", dev("app", "com.google.android.keep"), "Reminders: off")
+	h.OK("phone_tap", dev("text", "Get reminders"), "Allow Notes to send you notifications?")
+	h.OK("phone_observe", dev("full", true), "Don't allow")
+	e.approveNext(t) // granting a permission asks the person (grant_permission)
+	h.OK("phone_tap", dev("text", "Allow"), "Reminders: on")
+	h.OK("phone_release", dev(), "")
+}
