@@ -123,14 +123,22 @@ func TestYumeChanScrcpy(t *testing.T) {
 	}
 	// The video is scaled to 800 pixels high: the touch is in its pixels.
 	touch := fmt.Sprintf("TOUCH=%d,%d", x*800/2400, y*800/2400)
-	var got yumeResult
-	if out := r.node(t, []string{touch, "WAIT_APP=com.google.android.apps.messaging"}, "yumechan.mjs", fmt.Sprint(r.port), r.serial, t.TempDir(), jar, "3.3.3"); json.Unmarshal(out, &got) != nil {
-		t.Fatalf("yumechan.mjs printed %q", out)
+	// Through a forward tunnel, then the library's default: adb reverse,
+	// the server dialling back through the adb server.
+	for _, tunnel := range []string{"forward", "reverse"} {
+		t.Run(tunnel, func(t *testing.T) {
+			r.shell(t, "input keyevent KEYCODE_HOME")
+			testkit.WaitUntil(t, "the home screen", func() bool { return r.screen(t).App.ID != "com.google.android.apps.messaging" })
+			var got yumeResult
+			if out := r.node(t, []string{touch, "WAIT_APP=com.google.android.apps.messaging", "TUNNEL=" + tunnel}, "yumechan.mjs", fmt.Sprint(r.port), r.serial, t.TempDir(), jar, "3.3.3"); json.Unmarshal(out, &got) != nil {
+				t.Fatalf("yumechan.mjs printed %q", out)
+			}
+			if s := got.Scrcpy; s.Width != 360 || s.Height != 800 || !s.Config || !s.Frame || !s.Touched {
+				t.Errorf("scrcpy session: got %+v; want 360x800 video with its configuration and a frame, and the touch sent", s)
+			}
+			testkit.WaitUntil(t, "the touch opens Messages", func() bool {
+				return r.screen(t).App.ID == "com.google.android.apps.messaging"
+			})
+		})
 	}
-	if s := got.Scrcpy; s.Width != 360 || s.Height != 800 || !s.Config || !s.Frame || !s.Touched {
-		t.Errorf("scrcpy session: got %+v; want 360x800 video with its configuration and a frame, and the touch sent", s)
-	}
-	testkit.WaitUntil(t, "the touch opens Messages", func() bool {
-		return r.screen(t).App.ID == "com.google.android.apps.messaging"
-	})
 }

@@ -43,8 +43,10 @@ async function scrcpy(adb, out) {
   await AdbScrcpyClient.pushServer(adb, new ReadableStream({
     start(c) { c.enqueue(new Uint8Array(fs.readFileSync(jar))); c.close(); },
   }), DefaultServerPath);
-  // A forward tunnel: the face has no reverse forwarding (adb reverse).
-  const options = new AdbScrcpyOptions3_3_3({ audio: false, control: true, maxSize: 800, tunnelForward: true }, { version });
+  // $TUNNEL=reverse: the library's own default path (adb reverse, the
+  // server dials back through the adb server); else a forward tunnel.
+  const tunnelForward = process.env.TUNNEL !== "reverse";
+  const options = new AdbScrcpyOptions3_3_3({ audio: false, control: true, maxSize: 800, tunnelForward }, { version });
   const client = await AdbScrcpyClient.start(adb, DefaultServerPath, options);
   try {
     const video = await withTimeout(client.videoStream, 30000, "video stream");
