@@ -16,6 +16,7 @@ import (
 var worldCommits = map[string]string{
 	"Wi-Fi": "change_setting", "Bluetooth": "change_setting", "Airplane mode": "change_setting",
 	"Sign in": "sign_in", "Place order": "purchase", "Send": "send_message",
+	"Allow": "grant_permission", // the permission controller's dialog over Notes
 }
 
 // TestGuardOnTheVirtualWorld walks the virtual phones' apps two screens
