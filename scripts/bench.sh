@@ -62,10 +62,11 @@ for c in observe key; do
 done
 ratio "phone profile: a tap's answer / one dump (issue 17)" "$(metric BenchmarkOneRead/phone-2 tap-answer/dump)" 1.3 x
 ratio "phone profile: a task's first read / one dump" "$(metric BenchmarkOneRead/phone-2 first/dump)" 1 x
+ratio "phone profile: a tap from call to answer / one dump (about one read)" "$(metric BenchmarkOneRead/phone-2 tap-call/dump)" 1.5 x
 for prof in fast phone; do
-  printf '  %-6s profile (no target): dump %s ms; tap answer %s ms with the idle signal, %s ms reading until two match; first read %s ms\n' "$prof" \
+  printf '  %-6s profile (no target): dump %s ms; tap answer %s ms with the idle signal, %s ms reading until two match; read before the tap %s ms; first read %s ms\n' "$prof" \
     "$(metric "BenchmarkOneRead/$prof-2" ms-dump)" "$(metric "BenchmarkOneRead/$prof-2" ms-tap-answer)" \
-    "$(metric "BenchmarkOneRead/$prof-2" ms-tap-answer-poll)" "$(metric "BenchmarkOneRead/$prof-2" ms-first)"
+    "$(metric "BenchmarkOneRead/$prof-2" ms-tap-answer-poll)" "$(metric "BenchmarkOneRead/$prof-2" ms-read-before-tap)" "$(metric "BenchmarkOneRead/$prof-2" ms-first)"
 done
 ratio "screen text / raw XML, largest of the XML dumps" "$(largest '^BenchmarkSizes/.*[.]xml-2$' text/raw)" 0.1 x
 ratio "screen text / flat JSON, largest of all screens" "$(largest '^BenchmarkSizes/' text/json)" 0.333 x

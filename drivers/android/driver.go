@@ -100,6 +100,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/android/adb"
@@ -124,7 +125,11 @@ type Config struct {
 	// the screen is idle; zero is 300 ms (idle.go says why). Tests on a
 	// loaded machine, whose virtual phone draws its frames slowly, lengthen it.
 	IdleQuiet time.Duration
-	Logger    *slog.Logger
+	// ReuseFor is how long a screen read may be given again while the
+	// video shows no change and the driver did not act (reuse.go); zero is
+	// 30 s, negative never.
+	ReuseFor time.Duration
+	Logger   *slog.Logger
 }
 
 // Driver drives the Android phones an adb server knows.
@@ -144,8 +149,9 @@ type phone struct {
 	serial string
 	info   adb.DeviceInfo
 
-	ctlMu sync.Mutex // serializes the control session's start and use
-	ctl   *session   // the control session, nil until the first action
+	ctlMu sync.Mutex              // serializes the control session's start and use
+	ctl   *session                // the control session, nil until the first action
+	vid   atomic.Pointer[session] // ctl, for reads that must not wait for ctlMu
 
 	pushMu sync.Mutex // guards pushed
 	pushed bool       // the scrcpy server is on the phone
@@ -158,6 +164,10 @@ type phone struct {
 	// needs it (a dialog's window on top); 0 until then, -1 when getprop
 	// failed. readMu guards it.
 	level int
+	// kept is the last read of display 0, given again while nothing
+	// changed (reuse.go). readMu guards it.
+	kept  *keptRead
+	dumps atomic.Int64 // how many dumps of display 0 were made (tests)
 
 	acted stamp // when the driver's last action on the phone returned (WaitIdle)
 
@@ -454,6 +464,7 @@ func (p *phone) endControl() {
 	if p.ctl != nil {
 		p.ctl.close()
 		p.ctl = nil
+		p.vid.Store(nil)
 	}
 }
 

@@ -72,12 +72,40 @@ func (d *Driver) Screen(ctx context.Context, serial string, display int) (*sdk.S
 	}
 	p.readMu.Lock()
 	defer p.readMu.Unlock()
-	return readScreen(ctx, p, dev)
+	return d.readScreen(ctx, p, dev)
 }
 
 // readScreen reads a phone's screen: the dump, then the app in front and
-// the lock and screen state. A faster reader would replace this function.
-func readScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, error) {
+// the lock and screen state. A dump the video says is still the screen is
+// reused (reuse.go). A faster reader would replace dumpScreen.
+func (d *Driver) readScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, error) {
+	begun := time.Now()
+	if kept := d.unchanged(p, begun); kept != nil {
+		sc := kept.copy()
+		err := screenState(ctx, dev, sc)
+		if err == nil && kept.sameState(sc) {
+			return sc, nil
+		}
+		// The screen went off, locked or changed app without a frame (a
+		// dark screen sends none): read it whole.
+		p.kept = nil
+	}
+	s := d.videoSession(p)
+	sc, err := dumpScreen(ctx, p, dev)
+	if err != nil {
+		return nil, err
+	}
+	if err := screenState(ctx, dev, sc); err != nil {
+		return nil, err
+	}
+	d.keep(p, s, sc, begun)
+	return sc, nil
+}
+
+// dumpScreen is the dump: the active window's elements, a system dialog's
+// window over the app merged in (dialog.go).
+func dumpScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, error) {
+	p.dumps.Add(1)
 	sc, err := retryDump(ctx, dev.Serial(), func() (*sdk.Screen, error) {
 		out, err := dev.ExecOutput(ctx, "uiautomator dump /dev/tty")
 		if err != nil {
@@ -102,9 +130,15 @@ func readScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, er
 	if floating(sc) {
 		sc = overDialog(ctx, p, dev, sc)
 	}
+	return sc, nil
+}
+
+// screenState sets the app in front and the lock and screen state of sc,
+// read from dumpsys, and its time.
+func screenState(ctx context.Context, dev *adb.Device, sc *sdk.Screen) error {
 	state, err := shell(ctx, dev, "dumpsys window; echo; echo __PINKY_POWER__; dumpsys power")
 	if err != nil {
-		return nil, mapErr(err)
+		return mapErr(err)
 	}
 	window, power, _ := bytes.Cut(state, []byte(stateSep))
 	if f, err := ParseFocus(window); err == nil {
@@ -118,7 +152,7 @@ func readScreen(ctx context.Context, p *phone, dev *adb.Device) (*sdk.Screen, er
 		sc.ScreenOn = l.ScreenOn
 	}
 	sc.CapturedAt = time.Now()
-	return sc, nil
+	return nil
 }
 
 // Screenshot implements sdk.Driver with screencap's PNG, scaled and

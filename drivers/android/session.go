@@ -283,6 +283,7 @@ func (d *Driver) control(ctx context.Context, p *phone, dev *adb.Device, maxSize
 		}
 		s.close()
 		p.ctl = nil
+		p.vid.Store(nil)
 	}
 	if maxSize == -1 {
 		maxSize = defaultVideoSize
@@ -316,6 +317,7 @@ func (d *Driver) control(ctx context.Context, p *phone, dev *adb.Device, maxSize
 	s.pumped = make(chan struct{})
 	go s.pump()
 	p.ctl = s
+	p.vid.Store(s)
 	return s, nil
 }
 

@@ -31,14 +31,23 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 // interval (scrcpy's is 10 s).
 func (d *Driver) StreamVideoKeyEvery(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, send func(sdk.VideoPacket) error) error {
 	fit := func(w, h int) (int, int) { return h264.FitSize(w, h, req.MaxSide) }
-	return d.StreamVideoFit(ctx, req, keyEvery, fit, send)
+	return d.streamVideo(ctx, req, keyEvery, true, fit, send)
 }
 
 // StreamVideoFit is StreamVideoKeyEvery with the video's size chosen by fit
 // from the display's current size instead of by req.MaxSide, for a face that
 // sizes its video as a real encoder does (scrcpy's alignment). fit is asked
 // for every frame, so a rotation gives a new size; it must return even sizes.
+// As a surface encoder (MediaCodec gets no input while the screen stands
+// still), it sends nothing on a still screen: keyEvery makes a key frame
+// of the first change after it, not a frame of its own.
 func (d *Driver) StreamVideoFit(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, fit func(w, h int) (int, int), send func(sdk.VideoPacket) error) error {
+	return d.streamVideo(ctx, req, keyEvery, false, fit, send)
+}
+
+// streamVideo is the stream: with periodic, a key frame every keyEvery
+// even on a still screen; without, only frames of changes.
+func (d *Driver) streamVideo(ctx context.Context, req sdk.VideoRequest, keyEvery time.Duration, periodic bool, fit func(w, h int) (int, int), send func(sdk.VideoPacket) error) error {
 	var ds *display
 	keyReq := make(chan struct{}, 1)
 	err := d.withDisplay(ctx, "stream_video", req.DeviceID, req.DisplayID, "", func(s *display) error {
@@ -99,9 +108,10 @@ func (d *Driver) StreamVideoFit(ctx context.Context, req sdk.VideoRequest, keyEv
 			}
 			wantKey = true
 		}
-		key := wantKey || time.Since(lastKey) >= keyEvery
+		changed := lastBoxes == nil || !slices.Equal(boxes, lastBoxes)
+		key := wantKey || (periodic || changed) && time.Since(lastKey) >= keyEvery
 		// Drawing the same boxes gives the same picture: skip the work.
-		if key || lastBoxes == nil || !slices.Equal(boxes, lastBoxes) {
+		if key || changed {
 			img := render.Draw(w, h, black, boxes)
 			f, err := enc.Encode(img, key)
 			if err != nil {

@@ -55,7 +55,7 @@ func BenchmarkOneRead(b *testing.B) {
 			ctx := context.Background()
 			dump := timeEach(b, n, func() time.Duration {
 				t0 := time.Now()
-				if _, err := ph.drv.Screen(ctx, ph.serial, 0); err != nil {
+				if _, err := ph.cold.Screen(ctx, ph.serial, 0); err != nil {
 					b.Fatal(err)
 				}
 				return time.Since(t0)
@@ -63,6 +63,9 @@ func BenchmarkOneRead(b *testing.B) {
 			results := map[string][]time.Duration{}
 			for _, idle := range []bool{true, false} {
 				ph.d.idle = idle
+				// The task's first read is a dump; without the idle signal
+				// every read is one, as before issue 17.
+				ph.d.useCold = true
 				f := ph.fixture(b)
 				s, err := f.m.Open(ctx, Client{Name: "bench", Version: "1"}, "stdio")
 				if err != nil {
@@ -82,7 +85,8 @@ func BenchmarkOneRead(b *testing.B) {
 				if _, err := s.Connect(ctx, ConnectRequest{Device: ph.serial, Task: "measure"}); err != nil {
 					b.Fatal(err)
 				}
-				var before []time.Duration
+				ph.d.useCold = !idle
+				var before, call []time.Duration
 				tap := timeEach(b, n, func() time.Duration {
 					ph.d.reset()
 					t0 := time.Now()
@@ -92,6 +96,7 @@ func BenchmarkOneRead(b *testing.B) {
 					took := time.Since(t0)
 					pre := ph.d.firstRead()
 					before = append(before, pre)
+					call = append(call, took)
 					return took - pre
 				})
 				s.Close()
@@ -101,16 +106,18 @@ func BenchmarkOneRead(b *testing.B) {
 				} else {
 					results["first"] = first
 					results["read-before-tap"] = sorted(before)
+					results["tap-call"] = sorted(call)
 				}
 				results[name] = tap
 			}
 			d50 := quantile(dump, 0.5)
 			b.ReportMetric(ms(d50), "ms-dump")
-			for _, k := range []string{"first", "read-before-tap", "tap-answer", "tap-answer-poll"} {
+			for _, k := range []string{"first", "read-before-tap", "tap-answer", "tap-call", "tap-answer-poll"} {
 				b.ReportMetric(ms(quantile(results[k], 0.5)), "ms-"+k)
 			}
 			b.ReportMetric(float64(quantile(results["first"], 0.5))/float64(d50), "first/dump")
 			b.ReportMetric(float64(quantile(results["tap-answer"], 0.5))/float64(d50), "tap-answer/dump")
+			b.ReportMetric(float64(quantile(results["tap-call"], 0.5))/float64(d50), "tap-call/dump")
 			b.ReportMetric(float64(quantile(results["tap-answer-poll"], 0.5))/float64(d50), "tap-answer-poll/dump")
 		})
 	}
@@ -149,6 +156,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 type androidPhone struct {
 	serial string
 	drv    *android.Driver
+	cold   *android.Driver // the same phone, never reusing a read
 	d      *timedDriver
 }
 
@@ -195,6 +203,13 @@ func newAndroidPhone(b *testing.B, p timing.Profile) *androidPhone {
 		b.Fatal(err)
 	}
 	b.Cleanup(drv.Close)
+	// cold never reuses a read: the dump and the old settle are measured
+	// with it.
+	cold, err := android.New(android.Config{ADB: adb.Options{Addr: "127.0.0.1:" + port, NoStart: true}, ReuseFor: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(cold.Close)
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := drv.Screen(context.Background(), serial, 0); err == nil {
 			break
@@ -202,7 +217,14 @@ func newAndroidPhone(b *testing.B, p timing.Profile) *androidPhone {
 			b.Fatalf("the driver cannot read %s: %v", serial, err)
 		}
 	}
-	return &androidPhone{serial: serial, drv: drv, d: &timedDriver{Full: sdk.Complete(drv), idle: true}}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := cold.Screen(context.Background(), serial, 0); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			b.Fatalf("the cold driver cannot read %s: %v", serial, err)
+		}
+	}
+	return &androidPhone{serial: serial, drv: drv, cold: cold, d: &timedDriver{Full: sdk.Complete(drv), cold: cold, idle: true}}
 }
 
 // fixture is a Manager whose one phone is this one.
@@ -223,6 +245,10 @@ func (ph *androidPhone) fixture(b *testing.B) *fixture {
 type timedDriver struct {
 	sdk.Full
 	idle bool
+	// cold reads the screen instead of Full when useCold is set: every
+	// read a dump, as before reads were reused.
+	cold    *android.Driver
+	useCold bool
 
 	mu    sync.Mutex
 	reads []time.Duration
@@ -238,7 +264,13 @@ func (t *timedDriver) Info(ctx context.Context) (sdk.Info, error) {
 
 func (t *timedDriver) Screen(ctx context.Context, id string, display int) (*sdk.Screen, error) {
 	t0 := time.Now()
-	sc, err := t.Full.Screen(ctx, id, display)
+	var sc *sdk.Screen
+	var err error
+	if t.useCold {
+		sc, err = t.cold.Screen(ctx, id, display)
+	} else {
+		sc, err = t.Full.Screen(ctx, id, display)
+	}
 	t.mu.Lock()
 	t.reads = append(t.reads, time.Since(t0))
 	t.mu.Unlock()

@@ -63,8 +63,10 @@
 // (StreamVideoFit), so the 3.x header, the 4.x session packets, the SPS and
 // the size a touch event must name all agree.
 //
-// Video: a key frame at least every 10 s (DEFAULT_I_FRAME_INTERVAL) when
-// the driver takes an interval (the sim does), and RESET_VIDEO restarts
+// Video: frames only when the screen changes (a surface encoder gets no
+// input from a still screen), the first change after 10 s a key frame
+// (DEFAULT_I_FRAME_INTERVAL) when the driver takes an interval (the sim
+// does), and RESET_VIDEO restarts
 // the encoder as SurfaceEncoder does: 4.x sends a session packet, then a
 // config packet and a key frame; 3.x a config packet and a key frame.
 //
