@@ -68,7 +68,7 @@ func driverConfig(home string, sim bool, world string, enable, disable, env []st
 
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
-	var world, level, httpAddr, consoleAddr, notifyMode, homeDir string
+	var world, level, httpAddr, consoleAddr, notifyMode, homeDir, historyURL string
 	var enable, disable, driverEnv []string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
@@ -89,6 +89,12 @@ plain HTTP, so put a TLS-terminating proxy in front. A request from a web page
 
 The web console listens on 127.0.0.1:4777 (--console changes it; "off"
 serves none); ` + "`pinky open`" + ` logs you in.
+
+The history is a SQLite file in the data folder unless --history names a
+PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE); the
+daemon creates and upgrades its tables there, and screenshots and
+recordings stay files in the data folder. The URL's password is never
+logged; PGPASSWORD or ~/.pgpass keep it off the command line.
 
 Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `.`,
 		Args: cobra.NoArgs,
@@ -124,7 +130,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
-				Notifier: notifier,
+				Notifier: notifier, History: historyURL,
 			})
 			if err != nil {
 				return err
@@ -148,6 +154,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&notifyMode, "notify", "on", "on: a desktop notification when an approval waits for you (D-Bus on Linux, the notification centre on macOS, a toast on Windows); off: none")
 	cmd.Flags().StringVar(&homeDir, "home", "", "the data folder, in place of $PINKY_HOME (for a Windows scheduled task, which has no environment of its own)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
+	cmd.Flags().StringVar(&historyURL, "history", "", "keep the history in the PostgreSQL database at this postgres:// or postgresql:// `URL` (default: SQLite in the data folder)")
 	return cmd
 }
 

@@ -35,14 +35,24 @@ done
 for f in "${!files[@]}"; do
   [ -e "$f" ] || missing+=("${files[$f]}")
 done
+# The PostgreSQL history's tests (internal/testkit/pgtest) start Debian's
+# server themselves, on a private port and data folder, from
+# /usr/lib/postgresql/VERSION/bin, which is not on PATH.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-deps: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+    # No system cluster: Debian's package creates one on 5432 and starts it
+    # when it can; the tests need none.
+    $sudo mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = off" | $sudo tee /etc/postgresql-common/createcluster.d/pinky-tests.conf >/dev/null
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
-  echo "test-deps: Debian packages present (${!packages[*]})"
+  echo "test-deps: Debian packages present (${!packages[*]} postgresql)"
 fi
 
 # The npm packages internal/peers runs (pinned in its package-lock.json),

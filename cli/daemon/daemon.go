@@ -80,6 +80,10 @@ type Config struct {
 	// AutoUnlock unlocks a locked phone an agent acts on with the PIN the
 	// person saved in the OS keychain (pinky pin set); off by default.
 	AutoUnlock bool
+	// History is where the history's rows live: empty for the SQLite file
+	// in the data folder, or a postgres:// or postgresql:// URL. The
+	// screenshots and recordings stay files in the data folder either way.
+	History string
 }
 
 // Gateway is a running daemon.
@@ -90,6 +94,7 @@ type Gateway struct {
 	host      *driverhost.Host
 	api       *api.Server
 	store     history.Store
+	storeName string // the history's file, or its URL without the password
 	approvals *approval.Book
 	policy    *policy.Store
 	media     *history.MediaWriter
@@ -113,6 +118,9 @@ func New(cfg Config) (*Gateway, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if err := checkHistory(cfg.History); err != nil {
+		return nil, err
 	}
 	if err := api.CheckSocketPath(cfg.Dirs.Socket()); err != nil {
 		return nil, err
@@ -149,7 +157,7 @@ func New(cfg Config) (*Gateway, error) {
 		lock.Release()
 		return nil, fmt.Errorf("the policy: %w", err)
 	}
-	store, err := history.Open(cfg.Dirs.Database())
+	store, storeName, err := openHistory(cfg)
 	if err != nil {
 		lock.Release()
 		return nil, err
@@ -180,7 +188,7 @@ func New(cfg Config) (*Gateway, error) {
 		lock.Release()
 		return nil, err
 	}
-	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, settings: set, stop: make(chan struct{})}
+	g := &Gateway{cfg: cfg, log: log, lock: lock, host: driverhost.New(dc), api: api.NewServer(log), store: store, storeName: storeName, settings: set, stop: make(chan struct{})}
 	g.screens = stream.NewScreens(func(device string) (sdk.Streamer, error) {
 		drv, _, err := g.host.DriverForDevice(device)
 		if err != nil || !g.host.Serves(device, sdk.CapVideo) {
@@ -329,7 +337,7 @@ func (g *Gateway) serveMCP(ctx context.Context, lis net.Listener) {
 func (g *Gateway) history() api.History {
 	h := g.store.Health()
 	return api.History{
-		Path: g.cfg.Dirs.Database(), Writable: !h.Failing, Cause: h.Cause, Fix: h.Fix,
+		Path: g.storeName, Writable: !h.Failing, Cause: h.Cause, Fix: h.Fix,
 		Since: h.Since, Last: h.Last, Failures: h.Failures, Recovered: h.Recovered,
 	}
 }

@@ -5,8 +5,9 @@
 //
 // The history is the record the person trusts, so it is written before an
 // agent is told that a step happened. [Store] is the small interface the
-// gateway uses; [SQLite] is the real implementation and [Memory] an
-// in-memory one for tests. Both pass the same suite, in package historytest.
+// gateway uses; [SQLite] is the real implementation, [Postgres] the one for
+// a history that several machines reach, and [Memory] an in-memory one for
+// tests. All three pass the same suite, in package historytest.
 //
 // # Durability
 //
@@ -61,6 +62,22 @@
 // counted in SQLite's user_version. A database written by a newer Pinky is
 // refused with [ErrSchemaTooNew] rather than misread. A new migration is a new
 // file with the next number; a released migration is never edited.
+//
+// # PostgreSQL
+//
+// [OpenPostgres] keeps the same rows in a PostgreSQL database (pinky daemon
+// --history postgres://…). Its schema is made by the same numbered
+// migrations, in PostgreSQL's dialect (pgschema/migrations, one file for
+// each of SQLite's, with the same number and name), each applied in its
+// own transaction under an advisory lock and recorded as a row of
+// pinky_migrations; a newer schema is refused with [ErrSchemaTooNew]. Times
+// are the same UTC unix milliseconds. Every write commits before it
+// returns, with synchronous_commit on, so an acknowledged step survives a
+// crash of the daemon or of the server. A write the server refuses for a
+// reason other than what was written (read-only, out of space, permission
+// revoked, unreachable) fails with a [*WriteError], as with SQLite.
+// Screenshots and recordings stay files in the data folder. Errors and logs
+// name the database by its URL without the password ([RedactURL]).
 //
 // # Screenshots
 //

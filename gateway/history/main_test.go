@@ -4,9 +4,12 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/pinky-gateway/pinky/internal/testkit/pgtest"
 )
 
-// TestMain checks that closed stores and writers leave no goroutine behind.
+// TestMain checks that closed stores and writers leave no goroutine behind,
+// and stops the PostgreSQL test server after the tests.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(pgtest.Main(m))
 }

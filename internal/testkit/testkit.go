@@ -4,7 +4,8 @@
 // with a message (WaitUntil), and golden files that UPDATE_GOLDEN=1
 // rewrites (Golden). A virtual phone in one call is its
 // subpackage simtest, kept apart so that tests which need no phone do not
-// build the virtual phones. The end-to-end harness is internal/e2e, and
+// build the virtual phones; a real PostgreSQL server for a package's tests
+// is subpackage pgtest. The end-to-end harness is internal/e2e, and
 // the programs tests need are found by internal/testdep.
 //
 // A helper that a second package's tests would copy belongs here.

@@ -1,0 +1,46 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pinky-gateway/pinky/gateway/history"
+)
+
+// openTimeout bounds connecting to a PostgreSQL history and migrating it.
+const openTimeout = 30 * time.Second
+
+// checkHistory refuses a Config.History that names no store Pinky has.
+// Its error shows the value without a password.
+func checkHistory(url string) error {
+	if url == "" || history.IsPostgresURL(url) {
+		return nil
+	}
+	return fmt.Errorf("--history %s: want a postgres:// or postgresql:// URL "+
+		"(without --history, the history is SQLite in the data folder)", history.RedactURL(url))
+}
+
+// openHistory opens the history that cfg names: the SQLite file in the
+// data folder, or the PostgreSQL database at cfg.History. It returns the
+// store and its name for status: the file's path, or the URL without its
+// password.
+func openHistory(cfg Config) (history.Store, string, error) {
+	if cfg.History == "" {
+		s, err := history.Open(cfg.Dirs.Database())
+		if err != nil {
+			return nil, "", err
+		}
+		return s, cfg.Dirs.Database(), nil
+	}
+	if err := checkHistory(cfg.History); err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	s, err := history.OpenPostgres(ctx, cfg.History)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, s.Name(), nil
+}
