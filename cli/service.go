@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +170,7 @@ one of its own. The same files are in deploy/ for packages.`,
 }
 
 func newServiceInstallCmd() *cobra.Command {
-	var httpAddr, console string
+	var httpAddr, console, historyURL string
 	var autoUnlock, allowRemote, print, noStart bool
 	var enable []string
 	cmd := &cobra.Command{
@@ -210,6 +211,12 @@ instead; --no-start writes it without starting it.`,
 			for _, d := range enable {
 				spec.Args = append(spec.Args, "--enable-driver", d)
 			}
+			if historyURL != "" {
+				if err := serviceHistory(historyURL); err != nil {
+					return err
+				}
+				spec.Args = append(spec.Args, "--history", historyURL)
+			}
 			return serviceInstall(cmd.Context(), cmd.OutOrStdout(), spec, print, noStart)
 		},
 	}
@@ -219,6 +226,7 @@ instead; --no-start writes it without starting it.`,
 	f.StringVar(&console, "console", "", "the web console's `HOST:PORT`, or off (pinky daemon --console)")
 	f.BoolVar(&autoUnlock, "auto-unlock", false, "unlock phones with the saved PIN (pinky daemon --auto-unlock)")
 	f.StringArrayVar(&enable, "enable-driver", nil, "start this driver too (repeatable; pinky daemon --enable-driver)")
+	f.StringVar(&historyURL, "history", "", "the PostgreSQL history's `URL`, without its password (pinky daemon --history)")
 	f.BoolVar(&print, "print", false, "print the service's file (or, on Windows, the schtasks command) instead of installing it")
 	f.BoolVar(&noStart, "no-start", false, "write the service's file, enabled, without starting it now")
 	return cmd
@@ -411,4 +419,19 @@ func newServiceStatusCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// serviceHistory checks a --history URL for the service's file: it must
+// be a PostgreSQL URL, and carry no password, which the file would keep
+// where other programs read it.
+func serviceHistory(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return fmt.Errorf("--history: want a postgres:// or postgresql:// URL")
+	}
+	if _, has := u.User.Password(); has || u.Query().Has("password") {
+		return fmt.Errorf("--history: the URL holds a password, which the service's file would keep in the clear: " +
+			"give the URL without it and put the password in ~/.pgpass (host:port:database:user:password, mode 0600)")
+	}
+	return nil
 }

@@ -93,3 +93,21 @@ func TestDaemonHomeFlag(t *testing.T) {
 		t.Error("the daemon also answers on PINKY_HOME's folder")
 	}
 }
+
+// TestServiceHistory: --history reaches the service's file when it holds
+// no password; a URL with one (in its user part or its query) is refused,
+// so that the password is not written in the clear.
+func TestServiceHistory(t *testing.T) {
+	e := newEnv(t)
+	e.Extra = append(e.Extra, "XDG_CONFIG_HOME="+t.TempDir())
+	out, errs, code := e.Run("service", "install", "--print", "--history", "postgres://pinky@127.0.0.1:5432/pinky")
+	if code != 0 || !strings.Contains(out, "--history postgres://pinky@127.0.0.1:5432/pinky") {
+		t.Errorf("install --print --history: exit %d\n%s%s", code, out, errs)
+	}
+	for _, u := range []string{"postgres://pinky:s3cret@127.0.0.1/pinky", "postgresql://127.0.0.1/pinky?password=s3cret", "mysql://x"} {
+		out, errs, code := e.Run("service", "install", "--print", "--history", u)
+		if code == 0 || strings.Contains(out+errs, "s3cret") || !strings.Contains(errs, "--history") {
+			t.Errorf("install --history %q: exit %d; want refused without echoing the password\n%s%s", u, code, out, errs)
+		}
+	}
+}
