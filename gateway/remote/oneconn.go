@@ -1,0 +1,56 @@
+package remote
+
+import (
+	"net"
+	"sync"
+)
+
+// oneConn is a net.Listener that yields one connection, then blocks until
+// that connection or the listener closes: it lets a grpc.Server serve a
+// connection that was dialled rather than accepted.
+type oneConn struct {
+	conn   chan net.Conn
+	addr   net.Addr
+	closed chan struct{}
+	once   sync.Once
+}
+
+// listenOn returns a listener that yields c once. The listener closes when
+// c does, so that the server's Serve returns when the link drops.
+func listenOn(c net.Conn) *oneConn {
+	l := &oneConn{conn: make(chan net.Conn, 1), addr: c.LocalAddr(), closed: make(chan struct{})}
+	l.conn <- &watchedConn{Conn: c, onClose: l.close}
+	return l
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conn:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *oneConn) close() { l.once.Do(func() { close(l.closed) }) }
+
+func (l *oneConn) Close() error {
+	l.close()
+	return nil
+}
+
+func (l *oneConn) Addr() net.Addr { return l.addr }
+
+// watchedConn calls onClose once when the connection is closed, by either
+// side of the code that holds it.
+type watchedConn struct {
+	net.Conn
+	once    sync.Once
+	onClose func()
+}
+
+func (c *watchedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.onClose)
+	return err
+}
