@@ -34,6 +34,14 @@ type Host struct {
 type ListenOptions struct {
 	// HandshakeTimeout bounds a connection's TLS handshake; zero means 10 s.
 	HandshakeTimeout time.Duration
+	// Pairing, when set, spends the pairing tokens of hosts that come
+	// without a client certificate (pki's *Authority): such a connection
+	// is served the pairing call alone. Give Listen pki's PairingServerTLS
+	// with it. When nil, a connection without a certificate is refused.
+	Pairing Redeemer
+	// PairTimeout bounds the life of a connection without a certificate;
+	// zero means 1 min.
+	PairTimeout time.Duration
 	// Log receives a line per link opened, refused and gone (never a key);
 	// nil means slog.Default().
 	Log *slog.Logger
@@ -47,6 +55,10 @@ type Gateway struct {
 	onHost  func(Host)
 	opts    ListenOptions
 	wg      sync.WaitGroup
+
+	// stopping ends when Stop is called; it ends the pairing connections.
+	stopping context.Context
+	stop     context.CancelFunc
 
 	// handing is held from a link's registration to the end of its onHost
 	// call, so that hosts are handed out one at a time and a replaced
@@ -73,9 +85,12 @@ func (l *link) close() {
 }
 
 // Listen accepts hosts' links on lis, in the background, until Stop.
-// tlsConf is the gateway's configuration (pki's Authority.ServerTLS): the
-// handshake refuses a host of another CA, a revoked host and one never
-// paired. onHost is called with each host whose link is open, one call at a
+// tlsConf is the gateway's configuration: pki's Authority.ServerTLS, or
+// PairingServerTLS when opts.Pairing is set. The handshake refuses a host
+// of another CA, a revoked host and one never paired; a connection without
+// a certificate, which only PairingServerTLS lets through, is served
+// PairingService alone when opts.Pairing is set, and refused otherwise.
+// onHost is called with each host whose link is open, one call at a
 // time, and should return soon (register the host, start its work
 // elsewhere); a second link of the same name replaces the first, whose
 // Gone closes before onHost sees the second.
@@ -83,10 +98,14 @@ func Listen(lis net.Listener, tlsConf *tls.Config, onHost func(Host), opts Liste
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
+	if opts.PairTimeout <= 0 {
+		opts.PairTimeout = time.Minute
+	}
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
 	g := &Gateway{lis: lis, tlsConf: tlsConf, onHost: onHost, opts: opts, links: map[string]*link{}}
+	g.stopping, g.stop = context.WithCancel(context.Background())
 	g.wg.Add(1)
 	go g.accept()
 	return g
@@ -133,6 +152,10 @@ func (g *Gateway) open(c net.Conn) {
 		return
 	}
 	name, ok := pki.HostName(tc.ConnectionState())
+	if !ok && g.opts.Pairing != nil {
+		g.servePairing(tc, log)
+		return
+	}
 	if !ok {
 		log.Warn("host refused", "err", "no client certificate")
 		tc.Close()
@@ -142,19 +165,11 @@ func (g *Gateway) open(c net.Conn) {
 
 	gone := make(chan struct{})
 	wc := &watchedConn{Conn: tc, onClose: func() { close(gone) }}
-	var dialled sync.Once
 	cc, err := grpc.NewClient("passthrough:///"+name,
 		// The connection was accepted, not dialled: the dialer hands gRPC
 		// that one connection, and refuses the reconnections gRPC would try
 		// once it is gone (the host dials again, and a new Host comes).
-		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
-			var conn net.Conn
-			dialled.Do(func() { conn = wc })
-			if conn == nil {
-				return nil, errors.New("the host's link is gone")
-			}
-			return conn, nil
-		}),
+		grpc.WithContextDialer(dialOnce(wc)),
 		// Insecure only to gRPC: the connection is already TLS with both
 		// sides verified by the handshake above, and gRPC must not wrap it
 		// a second time.
@@ -253,10 +268,12 @@ func (g *Gateway) Close(name string) bool {
 	return true
 }
 
-// Stop stops listening, closes every link and waits until the gateway's
-// goroutines have returned, onHost calls included.
+// Stop stops listening, closes every link and every pairing connection,
+// and waits until the gateway's goroutines have returned, onHost calls
+// included.
 func (g *Gateway) Stop() {
 	g.lis.Close()
+	g.stop()
 	g.mu.Lock()
 	g.closed = true
 	links := make([]*link, 0, len(g.links))

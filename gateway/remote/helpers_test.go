@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"log/slog"
 	"net"
@@ -60,13 +61,26 @@ type gateway struct {
 
 func startGateway(t *testing.T, a *pki.Authority) *gateway {
 	t.Helper()
+	return startGatewayWith(t, a.ServerTLS(), ListenOptions{})
+}
+
+// startPairingGateway is startGateway with pairing served to hosts that
+// come without a certificate, as the daemon's listener does.
+func startPairingGateway(t *testing.T, a *pki.Authority) *gateway {
+	t.Helper()
+	return startGatewayWith(t, a.PairingServerTLS(), ListenOptions{Pairing: a})
+}
+
+func startGatewayWith(t *testing.T, tlsConf *tls.Config, opts ListenOptions) *gateway {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts := make(chan Host, 16)
 	logs := newLines()
-	g := Listen(lis, a.ServerTLS(), func(h Host) { hosts <- h }, ListenOptions{Log: slog.New(logs)})
+	opts.Log = slog.New(logs)
+	g := Listen(lis, tlsConf, func(h Host) { hosts <- h }, opts)
 	t.Cleanup(g.Stop)
 	return &gateway{Gateway: g, hosts: hosts, logs: logs}
 }

@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"context"
+	"errors"
 	"net"
 	"sync"
 )
@@ -53,4 +55,20 @@ func (c *watchedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.onClose)
 	return err
+}
+
+// dialOnce returns a gRPC context dialer that hands out c the first time
+// and refuses every later dial: it lets a grpc.ClientConn run on a
+// connection that is already open (accepted, or dialled and checked by
+// hand), and refuses the reconnections gRPC would try once it is gone.
+func dialOnce(c net.Conn) func(context.Context, string) (net.Conn, error) {
+	var once sync.Once
+	return func(context.Context, string) (net.Conn, error) {
+		var conn net.Conn
+		once.Do(func() { conn = c })
+		if conn == nil {
+			return nil, errors.New("the connection is gone")
+		}
+		return conn, nil
+	}
 }

@@ -1,7 +1,8 @@
 // Package pki holds the certificates a gateway and its phone hosts use for
 // the link between them, and the pairing that issues them. It is a library:
-// the listener, the pairing call and the commands that show tokens are
-// built on it elsewhere.
+// the listener and the pairing call over the network are package
+// gateway/remote's (Listen with ListenOptions.Pairing, and Pair), and the
+// commands that show tokens are built on it elsewhere.
 //
 // The gateway's side is an Authority, opened on a folder (the data
 // folder's pki/, once the daemon opens one). The folder is created readable
