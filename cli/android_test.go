@@ -97,24 +97,34 @@ func (e *env) androidPhone(t *testing.T) string {
 	return serial
 }
 
-// TestAndroidAgentTask: an agent's task through pinky mcp on a phone driven
-// by pinky-driver-android through a real adb server: connect, the person's
-// unlock, observe, launch, tap, typing non-ASCII text, swipe, files, and
-// the gateway waking the phone after its screen went off.
-func TestAndroidAgentTask(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
+// androidTask starts a daemon in a new env with an Android phone reached
+// the real way (androidPhone), waits until the daemon lists it as online on
+// pinky-driver-android, opens pinky mcp, connects a task on it (the phone
+// is locked) and lets the person unlock it through the driver.
+func androidTask(t *testing.T, task string) (e *env, serial string, h *e2e.Host, dev func(kv ...any) map[string]any) {
+	t.Helper()
+	e = newEnv(t)
+	serial = e.androidPhone(t)
 	e.Daemon("--console", "off")
 	e.Eventually("the daemon lists the Android phone", func() bool {
 		var devs []api.Device
 		e.JSON(&devs, "devices")
 		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online && devs[0].Driver == "android"
 	})
-	h := e.StdioHost()
+	h = e.StdioHost()
 	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: write to Ben"), "LOCKED")
+	dev = e2e.OnDevice(serial)
+	h.OK("phone_connect", dev("task", task), "LOCKED")
 	e.Unlock(serial) // the person's unlock goes through the driver: wake, swipe, PIN, enter
+	return e, serial, h, dev
+}
+
+// TestAndroidAgentTask: an agent's task through pinky mcp on a phone driven
+// by pinky-driver-android through a real adb server: connect, the person's
+// unlock, observe, launch, tap, typing non-ASCII text, swipe, files, and
+// the gateway waking the phone after its screen went off.
+func TestAndroidAgentTask(t *testing.T) {
+	e, serial, h, dev := androidTask(t, "android: write to Ben")
 	h.OK("phone_observe", dev("full", true), "Messages")
 	h.OK("phone_launch", dev("app", "com.google.android.apps.messaging"), "Ben Okafor")
 	h.OK("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")

@@ -2,8 +2,6 @@ package cli_test
 
 import (
 	"testing"
-
-	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
 // TestAndroidPermissionDialog: through pinky mcp and pinky-driver-android
@@ -12,14 +10,7 @@ import (
 // Allow asks the person, then answers the dialog, and the app shows the
 // permission granted.
 func TestAndroidPermissionDialog(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
-	e.Daemon("--console", "off")
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: turn on Notes reminders"), "LOCKED")
-	e.Unlock(serial)
+	e, _, h, dev := androidTask(t, "android: turn on Notes reminders")
 	h.OK("phone_launch", dev("app", "com.google.android.keep"), "Reminders: off")
 	h.OK("phone_tap", dev("text", "Get reminders"), "Allow Notes to send you notifications?")
 	h.OK("phone_observe", dev("full", true), "Don't allow")

@@ -47,19 +47,7 @@ func pinchShop(t *testing.T, h *e2e.Host, dev func(kv ...any) map[string]any, ap
 // TestPinchOnAndroid: phone_pinch through pinky mcp, pinky-driver-android,
 // a real adb server and the virtual phone's scrcpy server.
 func TestPinchOnAndroid(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: zoom the photo"), "LOCKED")
-	e.Unlock(serial)
+	_, _, h, dev := androidTask(t, "android: zoom the photo")
 	pinchShop(t, h, dev, "com.pinky.sim.shop")
 }
 

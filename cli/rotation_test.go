@@ -62,19 +62,7 @@ func TestRotationOverStdio(t *testing.T) {
 // adb and the virtual phone's scrcpy server, whose video restarts at the
 // turned size; taps go in as the new video's pixels.
 func TestRotationOnAndroid(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: watch the video full screen"), "LOCKED")
-	e.Unlock(serial)
+	_, _, h, dev := androidTask(t, "android: watch the video full screen")
 	turnVideo(t, h, dev, "com.pinky.sim.video", "1080x2400", "2400x1080 landscape", 2000, 995)
 }
 

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
@@ -47,18 +46,6 @@ func TestSecureScreenOverStdio(t *testing.T) {
 // real adb server, where the driver learns of the secure window from
 // dumpsys window when screencap comes back black.
 func TestSecureScreenOnAndroid(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online && devs[0].Driver == "android"
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: a film"), "LOCKED")
-	e.Unlock(serial)
+	_, _, h, dev := androidTask(t, "android: a film")
 	observeSecure(t, h, dev, "com.pinky.sim.films", "com.android.settings")
 }

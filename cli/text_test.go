@@ -187,19 +187,7 @@ func TestTypeScriptsOverStdio(t *testing.T) {
 // server (INJECT_TEXT for what its key map types, the clipboard for the
 // rest).
 func TestTypeScriptsOnAndroid(t *testing.T) {
-	e := newEnv(t)
-	serial := e.androidPhone(t)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(serial)
-	h.OK("phone_connect", dev("task", "android: type in every script"), "LOCKED")
-	e.Unlock(serial)
+	e, serial, h, dev := androidTask(t, "android: type in every script")
 	h.OK("phone_launch", dev("app", "com.google.android.apps.messaging"), "Ben Okafor")
 	h.OK("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
 	typeScripts(t, e, h, serial)
