@@ -17,6 +17,28 @@ import (
 	"github.com/pinky-gateway/pinky/internal/testdep"
 )
 
+// iPhoneTask starts a daemon in a new env with a virtual iPhone behind its
+// WebDriverAgent face and no broadcast (iPhone), waits until the daemon
+// lists it online, opens pinky mcp, connects a task on it (the phone is
+// locked) and lets the person unlock it.
+func iPhoneTask(t *testing.T, task string) (e *env, id string, h *e2e.Host, dev func(kv ...any) map[string]any) {
+	t.Helper()
+	e = newEnv(t)
+	id, _, _ = e.iPhone(t, false)
+	e.Daemon("--console", "off")
+	e.Eventually("the daemon lists the iPhone", func() bool {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
+	})
+	h = e.StdioHost()
+	h.Initialize()
+	dev = e2e.OnDevice(id)
+	h.OK("phone_connect", dev("task", task), "LOCKED")
+	e.Unlock(id)
+	return e, id, h, dev
+}
+
 // iPhone gives e a virtual iPhone reached the real way: `pinky ios add`
 // lists it with a broadcast, its WebDriverAgent face (and, with broadcast,
 // the broadcast) runs in a process of its own (pinky-driver-sim

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
@@ -54,18 +53,6 @@ func TestPinchOnAndroid(t *testing.T) {
 // TestPinchOnIPhone: phone_pinch through pinky mcp, pinky-driver-ios and
 // the virtual iPhone's WebDriverAgent face (two W3C touch pointers).
 func TestPinchOnIPhone(t *testing.T) {
-	e := newEnv(t)
-	id, _, _ := e.iPhone(t, false)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(id)
-	h.OK("phone_connect", dev("task", "ios: zoom the photo"), "LOCKED")
-	e.Unlock(id)
+	_, _, h, dev := iPhoneTask(t, "ios: zoom the photo")
 	pinchShop(t, h, dev, "Shop")
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/e2e"
 )
 
@@ -70,18 +69,6 @@ func TestRotationOnAndroid(t *testing.T) {
 // iPhone's WebDriverAgent face, which speaks points of the current
 // orientation.
 func TestRotationOnIPhone(t *testing.T) {
-	e := newEnv(t)
-	id, _, _ := e.iPhone(t, false)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(id)
-	h.OK("phone_connect", dev("task", "ios: watch the video full screen"), "LOCKED")
-	e.Unlock(id)
+	_, _, h, dev := iPhoneTask(t, "ios: watch the video full screen")
 	turnVideo(t, h, dev, "", "1179x2556", "2556x1179 landscape", 2130, 1086)
 }

@@ -198,19 +198,7 @@ func TestTypeScriptsOnAndroid(t *testing.T) {
 // pinky-driver-ios and the virtual iPhone's WebDriverAgent (/wda/keys, the
 // text split into characters).
 func TestTypeScriptsOnIPhone(t *testing.T) {
-	e := newEnv(t)
-	id, _, _ := e.iPhone(t, false)
-	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
-	})
-	h := e.StdioHost()
-	h.Initialize()
-	dev := e2e.OnDevice(id)
-	h.OK("phone_connect", dev("task", "ios: type in every script"), "LOCKED")
-	e.Unlock(id)
+	e, id, h, dev := iPhoneTask(t, "ios: type in every script")
 	h.OK("phone_launch", dev("app", "Messages"), "Ben Okafor")
 	h.OK("phone_tap", dev("text", "Ben Okafor"), "Did you get the tickets?")
 	typeScripts(t, e, h, id)
