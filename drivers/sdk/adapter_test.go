@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -620,5 +621,32 @@ func TestPushFileSizeMustMatch(t *testing.T) {
 				t.Errorf("file kept: got %v; want %v", kept, tt.code == codes.OK)
 			}
 		})
+	}
+}
+
+// narrowFake is the fake as a driver over other drivers: it implements
+// every interface and declares what it names.
+type narrowFake struct {
+	*fake
+	names []Capability
+}
+
+func (n narrowFake) NarrowCapabilities() []Capability { return n.names }
+
+// TestAdapterNarrower: a Narrower declares the capabilities it names that
+// it implements, lock_events as named, and nothing it does not implement.
+func TestAdapterNarrower(t *testing.T) {
+	for _, c := range []struct {
+		names, want []Capability
+	}{
+		{[]Capability{CapFiles, "bogus", CapLockEvents, CapFiles}, []Capability{CapFiles, CapLockEvents}},
+		{nil, nil},
+		{[]Capability{CapVideo, CapInput}, []Capability{CapVideo, CapInput}},
+	} {
+		cl, _ := dial(t, NewServer(narrowFake{fake: newFake(), names: c.names}))
+		info, err := cl.Info(context.Background())
+		if err != nil || !cmp.Equal(info.Capabilities, c.want, cmpopts.EquateEmpty()) {
+			t.Errorf("named %v: declared %v, %v; want %v", c.names, info.Capabilities, err, c.want)
+		}
 	}
 }

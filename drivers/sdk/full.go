@@ -28,6 +28,16 @@ type Full interface {
 
 var _ Full = (*Client)(nil)
 
+// A Narrower is a driver over other drivers (a phone host's, which serves
+// the drivers of its machine as one): it implements every optional
+// interface, and serves only what its drivers serve. The server adapter
+// declares those of NarrowCapabilities that it implements, asked at each
+// Info, in place of every interface implemented. Info's own Capabilities
+// stay ignored, for every driver.
+type Narrower interface {
+	NarrowCapabilities() []Capability
+}
+
 // Complete returns d as a Full: the optional methods d implements, and
 // ErrUnsupported for the others; Info declares the capabilities d
 // implements when d leaves them unset (as the server adapter does).

@@ -65,8 +65,25 @@ func (s *server) GetInfo(ctx context.Context, _ *pb.GetInfoRequest) (*pb.GetInfo
 	if err != nil {
 		return nil, toStatus(ctx, err)
 	}
-	info.Capabilities = slices.Clone(s.caps)
+	info.Capabilities = s.declared()
 	return infoToProto(info), nil
+}
+
+// declared is what the driver declares: the capabilities its optional
+// interfaces give (Capabilities), or, for a Narrower, those of its
+// NarrowCapabilities it implements, lock_events as it says.
+func (s *server) declared() []Capability {
+	n, ok := s.d.(Narrower)
+	if !ok {
+		return slices.Clone(s.caps)
+	}
+	var out []Capability
+	for _, c := range n.NarrowCapabilities() {
+		if (c == CapLockEvents || slices.Contains(s.caps, c)) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (s *server) WatchDevices(_ *pb.WatchDevicesRequest, stream pb.DriverService_WatchDevicesServer) error {

@@ -27,6 +27,8 @@ func (h *Host) Restart(ctx context.Context, name string) error {
 	switch {
 	case stopped:
 		return ErrStopped
+	case d.host != "":
+		return fmt.Errorf("driver %q is the link of phone host %q: restart `pinky host` on that machine", name, d.host)
 	case s == nil:
 		return fmt.Errorf("driver %q cannot start: %s", name, lastErr)
 	case state == StateAttached || state == StateExited:

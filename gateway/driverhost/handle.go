@@ -82,67 +82,86 @@ func (h *handle) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 }
 
 func (h *handle) Screen(ctx context.Context, deviceID string, displayID int) (*sdk.Screen, error) {
+	deviceID = h.bare(deviceID)
 	return call(h, ctx, h.read("screen", deviceID), func(ctx context.Context, c *sdk.Client) (*sdk.Screen, error) {
 		return c.Screen(ctx, deviceID, displayID)
 	})
 }
 
 func (h *handle) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	req.DeviceID = h.bare(req.DeviceID)
 	return call(h, ctx, h.read("screenshot", req.DeviceID), func(ctx context.Context, c *sdk.Client) (*sdk.Image, error) {
 		return c.Screenshot(ctx, req)
 	})
 }
 
 func (h *handle) Act(ctx context.Context, deviceID string, a sdk.Action) (sdk.ActResult, error) {
+	deviceID = h.bare(deviceID)
 	o := op{name: "act " + string(a.Kind), device: deviceID, limit: h.d.h.cfg.Deadlines.actDeadline(a)}
 	return call(h, ctx, o, func(ctx context.Context, c *sdk.Client) (sdk.ActResult, error) { return c.Act(ctx, deviceID, a) })
 }
 
 // Input carries the person's mirror for as long as they use it: no deadline.
 func (h *handle) Input(ctx context.Context, next func() (sdk.InputEvent, error)) (int64, error) {
+	if h.d.host != "" {
+		from := next
+		next = func() (sdk.InputEvent, error) {
+			ev, err := from()
+			ev.DeviceID = h.bare(ev.DeviceID)
+			return ev, err
+		}
+	}
 	return call(h, ctx, op{name: "input"}, func(ctx context.Context, c *sdk.Client) (int64, error) { return c.Input(ctx, next) })
 }
 
 // StreamVideo lasts as long as ctx: no deadline.
 func (h *handle) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
+	req.DeviceID = h.bare(req.DeviceID)
 	return call0(h, ctx, op{name: "video", device: req.DeviceID}, func(ctx context.Context, c *sdk.Client) error {
 		return c.StreamVideo(ctx, req, send)
 	})
 }
 
 func (h *handle) RequestKeyFrame(ctx context.Context, deviceID string, displayID int) error {
+	deviceID = h.bare(deviceID)
 	return call0(h, ctx, h.read("key frame", deviceID), func(ctx context.Context, c *sdk.Client) error {
 		return c.RequestKeyFrame(ctx, deviceID, displayID)
 	})
 }
 
 func (h *handle) CaptureFrame(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	req.DeviceID = h.bare(req.DeviceID)
 	return call(h, ctx, h.read("capture frame", req.DeviceID), func(ctx context.Context, c *sdk.Client) (*sdk.Image, error) {
 		return c.CaptureFrame(ctx, req)
 	})
 }
 
 func (h *handle) Wake(ctx context.Context, deviceID string) error {
+	deviceID = h.bare(deviceID)
 	return call0(h, ctx, h.act("wake", deviceID), func(ctx context.Context, c *sdk.Client) error { return c.Wake(ctx, deviceID) })
 }
 
 func (h *handle) Unlock(ctx context.Context, deviceID, pin string) error {
+	deviceID = h.bare(deviceID)
 	return call0(h, ctx, h.act("unlock", deviceID), func(ctx context.Context, c *sdk.Client) error { return c.Unlock(ctx, deviceID, pin) })
 }
 
 // WaitIdle has its own timeout; the deadline is that plus IdleMargin.
 func (h *handle) WaitIdle(ctx context.Context, deviceID string, timeout time.Duration) (bool, error) {
+	deviceID = h.bare(deviceID)
 	o := op{name: "wait idle", device: deviceID, limit: max(timeout, 0) + h.d.h.cfg.Deadlines.IdleMargin}
 	return call(h, ctx, o, func(ctx context.Context, c *sdk.Client) (bool, error) { return c.WaitIdle(ctx, deviceID, timeout) })
 }
 
 func (h *handle) ListApps(ctx context.Context, deviceID string) ([]sdk.App, error) {
+	deviceID = h.bare(deviceID)
 	return call(h, ctx, h.read("list apps", deviceID), func(ctx context.Context, c *sdk.Client) ([]sdk.App, error) {
 		return c.ListApps(ctx, deviceID)
 	})
 }
 
 func (h *handle) ListFiles(ctx context.Context, deviceID, path string) ([]sdk.FileInfo, error) {
+	deviceID = h.bare(deviceID)
 	return call(h, ctx, h.read("list files", deviceID), func(ctx context.Context, c *sdk.Client) ([]sdk.FileInfo, error) {
 		return c.ListFiles(ctx, deviceID, path)
 	})
@@ -150,6 +169,7 @@ func (h *handle) ListFiles(ctx context.Context, deviceID, path string) ([]sdk.Fi
 
 // PullFile is bounded by its progress (Deadlines.Stall), not by the file's size.
 func (h *handle) PullFile(ctx context.Context, deviceID, path string, w io.Writer) error {
+	deviceID = h.bare(deviceID)
 	_, err := transfer(h, ctx, "pull file", deviceID, func(ctx context.Context, c *sdk.Client, tick func()) (struct{}, error) {
 		return struct{}{}, c.PullFile(ctx, deviceID, path, &progress{w: w, tick: tick})
 	})
@@ -158,6 +178,7 @@ func (h *handle) PullFile(ctx context.Context, deviceID, path string, w io.Write
 
 // PushFile is bounded by its progress (Deadlines.Stall), not by the file's size.
 func (h *handle) PushFile(ctx context.Context, deviceID, path string, r io.Reader) (int64, error) {
+	deviceID = h.bare(deviceID)
 	return transfer(h, ctx, "push file", deviceID, func(ctx context.Context, c *sdk.Client, tick func()) (int64, error) {
 		var pr io.Reader = &progress{r: r, tick: tick}
 		if l, ok := r.(interface{ Len() int }); ok {
@@ -168,18 +189,21 @@ func (h *handle) PushFile(ctx context.Context, deviceID, path string, r io.Reade
 }
 
 func (h *handle) DeleteFile(ctx context.Context, deviceID, path string, recursive bool) error {
+	deviceID = h.bare(deviceID)
 	return call0(h, ctx, h.act("delete file", deviceID), func(ctx context.Context, c *sdk.Client) error {
 		return c.DeleteFile(ctx, deviceID, path, recursive)
 	})
 }
 
 func (h *handle) ListNotifications(ctx context.Context, deviceID string) ([]sdk.Notification, error) {
+	deviceID = h.bare(deviceID)
 	return call(h, ctx, h.read("list notifications", deviceID), func(ctx context.Context, c *sdk.Client) ([]sdk.Notification, error) {
 		return c.ListNotifications(ctx, deviceID)
 	})
 }
 
 func (h *handle) CreateDisplay(ctx context.Context, deviceID string, width, height, densityDPI int) (int, error) {
+	deviceID = h.bare(deviceID)
 	o := h.act("create display", deviceID)
 	o.limit *= 2
 	return call(h, ctx, o, func(ctx context.Context, c *sdk.Client) (int, error) {
@@ -188,6 +212,7 @@ func (h *handle) CreateDisplay(ctx context.Context, deviceID string, width, heig
 }
 
 func (h *handle) RemoveDisplay(ctx context.Context, deviceID string, displayID int) error {
+	deviceID = h.bare(deviceID)
 	return call0(h, ctx, h.act("remove display", deviceID), func(ctx context.Context, c *sdk.Client) error {
 		return c.RemoveDisplay(ctx, deviceID, displayID)
 	})

@@ -41,6 +41,12 @@ type Host struct {
 	subs    map[*subscriber]struct{}
 
 	socks sockets // the drivers' socket folders; its own lock
+
+	// stopCtx ends when Stop is called: it ends the phone hosts' links,
+	// whose goroutines remotes counts.
+	stopCtx context.Context
+	stopAll context.CancelFunc
+	remotes sync.WaitGroup
 }
 
 type devKey struct{ driver, id string }
@@ -65,7 +71,10 @@ func New(cfg Config) *Host {
 	if base == "" {
 		base = defaultSocketBase()
 	}
+	stopCtx, stopAll := context.WithCancel(context.Background())
 	return &Host{
+		stopCtx: stopCtx,
+		stopAll: stopAll,
 		socks:   sockets{base: base},
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -153,6 +162,8 @@ func (h *Host) Stop() {
 	for _, s := range sups {
 		<-s.done
 	}
+	h.stopAll()
+	h.remotes.Wait()
 	h.mu.Lock()
 	for s := range h.subs {
 		close(s.ch)
@@ -173,6 +184,7 @@ func (h *Host) Drivers() []DriverStatus {
 	for _, d := range h.drivers {
 		out = append(out, DriverStatus{
 			Name:         d.name,
+			Host:         d.host,
 			Version:      d.info.Version,
 			Path:         d.path,
 			Source:       d.source,
@@ -181,8 +193,10 @@ func (h *Host) Drivers() []DriverStatus {
 			Restarts:     d.restarts,
 			Devices:      count[d.name],
 			Capabilities: slices.Clone(d.info.Capabilities),
+			Platforms:    slices.Clone(d.info.Platforms),
 			LastError:    d.lastErr,
 			StartedAt:    d.startedAt,
+			UnlinkedAt:   d.unlinkedAt,
 		})
 		logs = append(logs, d.stderr)
 	}
@@ -338,7 +352,8 @@ func (h *Host) applyLocked(d *driver, seen map[string]bool, ev sdk.DeviceEvent) 
 		e, ok := h.devices[key]
 		if !ok {
 			h.devSeq++
-			e = &devEntry{seq: h.devSeq, dev: Device{Device: ev.Device, Driver: d.name, Online: online}}
+			e = &devEntry{seq: h.devSeq, dev: Device{Device: ev.Device, Driver: d.name, Host: d.host, Online: online}}
+			e.dev.ID = h.qualifiedLocked(d, id)
 			h.devices[key] = e
 			if dev := h.deviceLocked(e); dev.Duplicate {
 				d.log.Warn("device id already listed by another driver", "device", id)
@@ -347,7 +362,9 @@ func (h *Host) applyLocked(d *driver, seen map[string]bool, ev sdk.DeviceEvent) 
 			return
 		}
 		was := e.dev.Online
+		listed := e.dev.ID // a qualified id stays as it was first listed
 		e.dev.Device, e.dev.Online = ev.Device, online
+		e.dev.ID = listed
 		switch {
 		case online && !was:
 			h.publishLocked(EventOnline, e)

@@ -34,6 +34,7 @@ const (
 // DriverStatus describes one driver for `pinky drivers`.
 type DriverStatus struct {
 	Name         string
+	Host         string // the phone host's name for a remote driver (SourceRemote); "" for a local one
 	Version      string // from Info; empty until the driver first ran
 	Path         string // empty for an attached driver
 	Source       string // where Path was found (SourcePin…), or "attach"
@@ -42,9 +43,11 @@ type DriverStatus struct {
 	Restarts     int // restarts begun after the first start, on purpose or after a failure
 	Devices      int // devices listed now, online or not
 	Capabilities []sdk.Capability
-	LastError    string    // why the driver last failed: a start, an exit, or missed deadlines; kept after a good restart
-	Stderr       []string  // the last lines the driver wrote to stderr, oldest first, after each check line (SPEC.md §1.9) that has left them
-	StartedAt    time.Time // when the running process started; zero when none runs
+	Platforms    []sdk.Platform // from Info
+	LastError    string         // why the driver last failed: a start, an exit, or missed deadlines; kept after a good restart
+	Stderr       []string       // the last lines the driver wrote to stderr, oldest first, after each check line (SPEC.md §1.9) that has left them
+	StartedAt    time.Time      // when the running process started, or a phone host's link opened; zero when none runs
+	UnlinkedAt   time.Time      // when a phone host's link went (StateUnlinked); zero otherwise
 }
 
 // String is the short form: name, version, path, pid, state, restarts, devices.
@@ -72,6 +75,9 @@ type Device struct {
 	sdk.Device
 	// Driver is the name of the driver that reports the device.
 	Driver string
+	// Host is the name of the phone host the device is attached to, for a
+	// host's device (AddRemote); "" for a device of this machine.
+	Host string
 	// Online is true while the driver runs and reports the device online.
 	Online bool
 	// Duplicate is true when another driver listed the same id first;

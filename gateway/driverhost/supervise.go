@@ -41,6 +41,8 @@ type driver struct {
 	session      uint64 // counts processes; device events of an older one are ignored
 	sup          *supervisor
 	misses       []time.Time // calls of the running process past their deadline, within Deadlines.Window
+	host         string      // the phone host's name, for a remote driver (AddRemote); "" for a local one
+	unlinkedAt   time.Time   // when a phone host's last link went, while it is unlinked
 }
 
 // supervisor is one run of a driver's supervising goroutine.

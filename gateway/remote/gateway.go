@@ -24,7 +24,7 @@ type Host struct {
 	// Driver calls the driver the host serves, over the link: an
 	// *sdk.Client, which the conformance suite takes as it is. Once the
 	// link is gone its calls fail with sdk.ErrDriverGone.
-	Driver sdk.Full
+	Driver *sdk.Client
 	// Gone is closed when the link is gone: dropped, replaced by a newer
 	// link of the same name, or closed by Gateway.Close.
 	Gone <-chan struct{}
