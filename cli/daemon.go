@@ -68,7 +68,7 @@ func driverConfig(home string, sim bool, world string, enable, disable, env []st
 
 func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
-	var world, level, httpAddr, consoleAddr, notifyMode, homeDir, historyURL string
+	var world, level, httpAddr, consoleAddr, notifyMode, homeDir, historyURL, hostsListen string
 	var enable, disable, driverEnv []string
 	var approvalWait, approvalTTL time.Duration
 	cmd := &cobra.Command{
@@ -95,6 +95,11 @@ PostgreSQL database (postgres://USER:PASSWORD@HOST:PORT/DATABASE); the
 daemon creates and upgrades its tables there, and screenshots and
 recordings stay files in the data folder. The URL's password is never
 logged; PGPASSWORD or ~/.pgpass keep it off the command line.
+
+With --hosts-listen HOST:PORT it listens for phone hosts: other machines
+with phones, running ` + "`pinky host`" + `, that link to it over mutual TLS with a
+certificate this gateway issued when they paired (` + "`pinky hosts add NAME`" + `).
+Their phones are listed with this machine's. docs/farm.md tells the set-up.
 
 Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `.`,
 		Args: cobra.NoArgs,
@@ -130,7 +135,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
-				Notifier: notifier, History: historyURL,
+				Notifier: notifier, History: historyURL, HostsListen: hostsListen,
 			})
 			if err != nil {
 				return err
@@ -154,6 +159,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&notifyMode, "notify", "on", "on: a desktop notification when an approval waits for you (D-Bus on Linux, the notification centre on macOS, a toast on Windows); off: none")
 	cmd.Flags().StringVar(&homeDir, "home", "", "the data folder, in place of $PINKY_HOME (for a Windows scheduled task, which has no environment of its own)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --http on an address other computers reach (the token is then the only protection)")
+	cmd.Flags().StringVar(&hostsListen, "hosts-listen", "", "listen for phone hosts (pinky host) at `HOST:PORT`, over mutual TLS, and let them pair there (pinky hosts add); off when empty")
 	cmd.Flags().StringVar(&historyURL, "history", "", "keep the history in the PostgreSQL database at this postgres:// or postgresql:// `URL` (default: SQLite in the data folder)")
 	return cmd
 }
@@ -220,6 +226,10 @@ func newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "console: http://%s (log in with pinky open)\n", st.Console)
 			}
 			printHistory(w, st.History)
+			if st.Hosts != nil {
+				fmt.Fprintln(w)
+				printHosts(w, *st.Hosts)
+			}
 			fmt.Fprintln(w)
 			printDrivers(w, st.Drivers)
 			fmt.Fprintln(w)

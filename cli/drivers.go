@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -298,14 +299,24 @@ func printDevices(w io.Writer, ds []api.Device) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tDRIVER\tSTATE\tPLATFORM\tMODEL\tOS\tCONNECTION\tLOCK")
+	// The HOST column shows only when a phone host serves some phone.
+	hosts := slices.ContainsFunc(ds, func(d api.Device) bool { return d.Host != "" })
+	head := "ID\tDRIVER\tSTATE\tPLATFORM\tMODEL\tOS\tCONNECTION\tLOCK"
+	if hosts {
+		head += "\tHOST"
+	}
+	fmt.Fprintln(tw, head)
 	for _, d := range ds {
 		state := d.State
 		if !d.Online && state == "online" {
-			state = "offline" // the driver is down
+			state = "offline" // the driver is down, or the phone host's link
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", show(d.ID), show(d.Driver), show(state), show(d.Platform), show(dash(d.Model)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", show(d.ID), show(d.Driver), show(state), show(d.Platform), show(dash(d.Model)),
 			show(dash(d.OSVersion)), show(d.Connection), show(dash(d.LockState)))
+		if hosts {
+			fmt.Fprintf(tw, "\t%s", show(dash(d.Host)))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	for _, d := range ds {

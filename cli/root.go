@@ -59,6 +59,7 @@ Data lives in $PINKY_HOME (default ~/.local/share/pinky; on macOS
 	}
 	root.SetVersionTemplate("pinky {{.Version}}\n")
 	root.AddCommand(newDaemonCmd(), newStopDaemonCmd(), newStatusCmd(), newDevicesCmd(), newDriversCmd(), newDriverCmd(), newMCPCmd(), newHistoryCmd(), newTakeOverCmd(), newHandBackCmd(), newUnlockCmd(), newStopCmd(), newApprovalsCmd(), newApproveCmd(), newDenyCmd(), newWatchCmd(), newTokenCmd(), newPolicyCmd(), newPinCmd(), newOpenCmd(), newExportCmd(), newSettingsCmd(), newIOSCmd(), newVersionCmd(), newDoctorCmd(), newServiceCmd(), newManCmd())
+	root.AddCommand(newHostsCmd(), newHostCmd())
 	root.AddCommand(newSkillCmd())
 	attachCompletions(root)
 	return root

@@ -84,6 +84,10 @@ type Config struct {
 	// in the data folder, or a postgres:// or postgresql:// URL. The
 	// screenshots and recordings stay files in the data folder either way.
 	History string
+	// HostsListen, when set, is where the gateway listens for phone hosts
+	// (pinky host) at HOST:PORT (port 0: any free one), and lets hosts pair
+	// there (pinky hosts add); see hosts.go.
+	HostsListen string
 }
 
 // Gateway is a running daemon.
@@ -110,6 +114,8 @@ type Gateway struct {
 	// httpAddr is where MCP over HTTP listens; set before the local API
 	// serves, then only read.
 	httpAddr string
+	// hosts is the phone hosts' side (hosts.go); nil without HostsListen.
+	hosts *phoneHosts
 }
 
 // New prepares a gateway: it creates the data folders and takes the daemon
@@ -214,6 +220,13 @@ func New(cfg Config) (*Gateway, error) {
 		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(), Watcher: g.recorders,
 	})
 	g.recorders.private = g.agents.Private
+	if cfg.HostsListen != "" {
+		if err := g.openHosts(); err != nil {
+			store.Close()
+			lock.Release()
+			return nil, err
+		}
+	}
 	g.registerAPI()
 	return g, nil
 }
@@ -231,6 +244,13 @@ func (g *Gateway) Run(ctx context.Context) error {
 		return err
 	}
 	defer g.host.Stop()
+	if g.hosts != nil {
+		stopHosts, err := g.listenHosts()
+		if err != nil {
+			return err
+		}
+		defer stopHosts()
+	}
 	// Stopped in this order: the recordings end (a last read vouches for
 	// what they hold), then the streams, then the drivers.
 	defer g.screens.Close()
@@ -394,7 +414,7 @@ func APIDriver(s driverhost.DriverStatus) api.Driver {
 		caps[j] = string(c)
 	}
 	return api.Driver{
-		Name: s.Name, Version: s.Version, Path: s.Path, Source: s.Source, Pid: s.Pid, State: string(s.State),
+		Name: s.Name, Host: s.Host, Version: s.Version, Path: s.Path, Source: s.Source, Pid: s.Pid, State: string(s.State),
 		Restarts: s.Restarts, Devices: s.Devices, Capabilities: caps, LastError: s.LastError, Stderr: s.Stderr,
 		StartedAt: s.StartedAt,
 	}
@@ -407,7 +427,7 @@ func APIDevices(ds []driverhost.Device) []api.Device {
 	out := make([]api.Device, len(ds))
 	for i, d := range ds {
 		out[i] = api.Device{
-			ID: d.ID, Driver: d.Driver, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
+			ID: d.ID, Driver: d.Driver, Host: d.Host, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
 			Platform: string(d.Platform), OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State),
 			LockState: string(d.LockState), Duplicate: d.Duplicate, Detail: d.StateDetail,
 		}

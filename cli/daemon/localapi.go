@@ -28,6 +28,10 @@ func (g *Gateway) registerAPI() {
 	api.Handle(s, api.MethodDriverChecks, g.driverChecks)
 	api.Handle(s, api.MethodDevices, g.listDevices)
 	api.Handle(s, api.MethodScreen, g.screen)
+	// The phone hosts (hosts.go).
+	api.Handle(s, api.MethodHosts, g.listHosts)
+	api.Handle(s, api.MethodHostAdd, g.addHost)
+	api.Handle(s, api.MethodHostRemove, g.removeHost)
 	// The person's controls (person.go, input.go).
 	api.Handle(s, api.MethodLeases, g.listLeases)
 	api.Handle(s, api.MethodStopLease, g.stopLeases)
@@ -54,6 +58,7 @@ func (g *Gateway) status(context.Context, api.NoParams) (api.Status, error) {
 	return api.Status{
 		Pid: os.Getpid(), Version: Version, Home: g.cfg.Dirs.Home, Socket: g.cfg.Dirs.Socket(), HTTP: g.httpAddr, Console: g.consoleAddr(),
 		Started: g.started, Drivers: g.drivers(), Devices: g.devices(), Leases: apiLeases(g.agents.Leases()), History: g.history(),
+		Hosts: g.statusHosts(),
 	}, nil
 }
 

@@ -189,7 +189,7 @@ func TestRegisterAPI(t *testing.T) {
 		api.MethodDrivers, api.MethodDriverRestart, api.MethodHandBack, api.MethodInput, api.MethodDevices,
 		api.MethodScreen, api.MethodTakeOver, api.MethodUnlock, api.MethodEvents, api.MethodLeases,
 		api.MethodStopLease, api.MethodSettings, api.MethodSetSettings, api.MethodStatus, api.MethodExport,
-		api.MethodTasks, api.MethodTask, api.MethodDriverChecks,
+		api.MethodTasks, api.MethodTask, api.MethodDriverChecks, api.MethodHosts, api.MethodHostAdd, api.MethodHostRemove,
 	}
 	slices.Sort(want)
 	if d := cmp.Diff(want, s.Methods()); d != "" {

@@ -24,6 +24,7 @@ const (
 // Driver is one driver's status.
 type Driver struct {
 	Name         string    `json:"name"`
+	Host         string    `json:"host,omitempty"` // the phone host whose link this is (source "remote")
 	Version      string    `json:"version"`
 	Path         string    `json:"path"`
 	Source       string    `json:"source"`
@@ -41,6 +42,7 @@ type Driver struct {
 type Device struct {
 	ID           string `json:"id"`
 	Driver       string `json:"driver"`
+	Host         string `json:"host,omitempty"` // the phone host it is attached to; empty for this machine
 	Online       bool   `json:"online"`
 	Name         string `json:"name,omitempty"`
 	Model        string `json:"model,omitempty"`
@@ -68,6 +70,8 @@ type Status struct {
 	Devices []Device  `json:"devices"`
 	Leases  []Lease   `json:"leases"`
 	History History   `json:"history"`
+	// Hosts are the phone hosts, when the daemon listens for them.
+	Hosts *Hosts `json:"hosts,omitempty"`
 }
 
 // History says whether the history can be written. While it cannot,

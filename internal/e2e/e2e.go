@@ -21,6 +21,7 @@ import (
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/testkit"
+	"github.com/pinky-gateway/pinky/internal/testkit/pgtest"
 )
 
 // Bin holds the paths of the built binaries: pinky and pinky-driver-sim side
@@ -61,7 +62,7 @@ func Main(m *testing.M) {
 		})
 	}
 	wg.Wait()
-	code := m.Run()
+	code := pgtest.Main(m).Run() // a test's PostgreSQL server, if one started, stops after the tests
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

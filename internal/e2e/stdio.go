@@ -81,6 +81,18 @@ func (e *Env) StdioHost(extraEnv ...string) *Host {
 	return h
 }
 
+// Close ends pinky mcp as an agent host does, by closing its stdin, and
+// waits until it has exited.
+func (h *Host) Close() {
+	h.Stdin.Close()
+	select {
+	case <-h.done:
+	case <-time.After(10 * time.Second):
+		h.Proc.Process.Kill()
+	}
+	h.Proc.Wait()
+}
+
 // Lines returns every message read so far.
 func (h *Host) Lines() []map[string]any {
 	h.mu.Lock()
