@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/pinky-gateway/pinky/internal/pki"
+
 	"github.com/spf13/cobra"
 	"github.com/zalando/go-keyring"
 
@@ -86,10 +88,15 @@ func runDoctor(ctx context.Context, dirs home.Dirs) doctor.Report {
 	_, settingsErr := driverhost.LoadSettings(dirs.Home)
 	r = append(r, doctor.DriverSettings(filepath.Join(dirs.Home, driverhost.SettingsFile), settingsErr))
 	r = append(r, doctor.Keychain(runtime.GOOS, keychainErr(ctx)))
+	ident, identErr := pki.LoadHost(HostDir(dirs.Home))
+	r = append(r, doctor.HostIdentity(HostDir(dirs.Home), ident, identErr, time.Now()))
 
 	if daemonErr == nil {
 		r = append(r, doctor.Found(candidates(st.Drivers), nil, nil, []string{"the daemon's search"})...)
 		r = append(r, doctor.Listeners(st, dialTCP)...)
+		if st.Hosts != nil {
+			r = append(r, doctor.Hosts(*st.Hosts, time.Now())...)
+		}
 		return append(r, doctor.Drivers(st.Drivers, st.Devices)...)
 	}
 	// No daemon: the drivers the daemon would start, asked once. A

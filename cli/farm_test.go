@@ -1,12 +1,15 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"net"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	gwdoctor "github.com/pinky-gateway/pinky/gateway/doctor"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/internal/e2e"
@@ -159,6 +162,14 @@ func TestFarm(t *testing.T) {
 		t.Fatalf("closet once linked: %+v, want online with its devices and version", h)
 	}
 
+	// The doctor checks the link on the gateway and the identity on the host.
+	if r := doctorCheck(t, f.gw, "host closet"); !r.OK || !strings.Contains(r.Detail, "online") {
+		t.Errorf("doctor on the gateway, host closet: %+v; want online", r)
+	}
+	if r := doctorCheck(t, closet, "phone host identity"); !r.OK || !strings.Contains(r.Detail, "paired as closet") {
+		t.Errorf("doctor on the host: %+v; want paired as closet", r)
+	}
+
 	// The agent's task, through pinky mcp on the gateway.
 	dev := e2e.OnDevice("sim-android-1")
 	f.gw.Unlock("sim-android-1")
@@ -269,6 +280,23 @@ func TestFarm(t *testing.T) {
 	if task := f.gw.lastTask(t); task.Text != "a note from the closet" {
 		t.Fatalf("the history after the gateway's restart: %+v", task)
 	}
+}
+
+// doctorCheck runs pinky doctor in e and returns its check called name.
+func doctorCheck(t *testing.T, e *env, name string) gwdoctor.Result {
+	t.Helper()
+	out, errs, _ := e.Run("doctor", "--json") // exit 1 on any problem of this machine
+	var rs []gwdoctor.Result
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("doctor --json: %v: %s %s", err, out, errs)
+	}
+	for _, r := range rs {
+		if r.Check == name {
+			return r
+		}
+	}
+	t.Fatalf("doctor has no check %q: %+v", name, rs)
+	return gwdoctor.Result{}
 }
 
 // e2eWaitLog waits until the host's log holds s.
