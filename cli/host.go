@@ -15,6 +15,7 @@ import (
 	"github.com/pinky-gateway/pinky/cli/daemon"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/hostmux"
 	"github.com/pinky-gateway/pinky/gateway/remote"
 	"github.com/pinky-gateway/pinky/internal/pki"
 )
@@ -108,7 +109,7 @@ runs per data folder. Logs go to stderr; stop it with Ctrl-C or SIGTERM.`,
 			}
 			defer h.Stop()
 			log.Info("phone host ready", "host", ident.Name, "pid", os.Getpid(), "drivers", len(h.Drivers()), "devices", len(h.Devices()))
-			mux := h.Merged(daemon.Version)
+			mux := hostmux.New(h, daemon.Version, log)
 			return remote.Serve(ctx, gateway, ident.ClientTLS(), mux, remote.ServeOptions{MinBackoff: minBackoff, MaxBackoff: maxBackoff, Log: log})
 		},
 	}
