@@ -102,10 +102,7 @@ func OpenPostgres(ctx context.Context, dbURL string) (*Postgres, error) {
 		return nil, fmt.Errorf("history %s: %w", name, err)
 	}
 	s := &Postgres{pool: pool, name: name}
-	before, err := s.schemaVersion(ctx)
-	if err == nil {
-		err = s.migrate(ctx, ms)
-	}
+	before, err := migratePostgres(ctx, pool, ms, "pinky_migrations", "history")
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("history %s: %w", name, err)
@@ -116,40 +113,68 @@ func OpenPostgres(ctx context.Context, dbURL string) (*Postgres, error) {
 	return s, nil
 }
 
-// pgVersionSQL reads the schema version: the last migration recorded in
-// pinky_migrations, which the first migration's transaction creates.
-const pgVersionSQL = `SELECT coalesce(max(version), 0) FROM pinky_migrations`
+// MigratePostgres brings a schema of its own in the database to the last
+// of the numbered migrations in files (migrations/0001_name.sql… as the
+// history's), one transaction per migration, and returns the version it
+// found. versions names the table that records the versions applied (a
+// lowercase SQL name, one per schema: the history's is pinky_migrations),
+// and what names the schema in messages. It refuses a database newer than
+// files with ErrSchemaTooNew. Another part of Pinky that keeps tables in
+// the history's database (the shared leases) migrates them with it.
+func MigratePostgres(ctx context.Context, pool *pgxpool.Pool, files fs.FS, versions, what string) (before int, err error) {
+	if strings.Trim(versions, "abcdefghijklmnopqrstuvwxyz_") != "" || versions == "" {
+		return 0, fmt.Errorf("migrate %s: %q is not a lowercase SQL name", what, versions)
+	}
+	ms, err := loadMigrations(files)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return migratePostgres(ctx, pool, ms, versions, what)
+}
 
-func (s *Postgres) schemaVersion(ctx context.Context) (int, error) {
+// migratePostgres applies ms, recording them in the table versions, and
+// returns the version before; versions is a name the code chose.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, ms []migration, versions, what string) (int, error) {
+	before, err := pgSchemaVersion(ctx, pool, versions)
+	if err != nil {
+		return 0, err
+	}
+	for {
+		done, err := pgMigrateOne(ctx, pool, ms, versions, what)
+		if err != nil {
+			return 0, err
+		}
+		if done {
+			return before, nil
+		}
+	}
+}
+
+// pgVersionSQL reads the schema version: the last migration recorded in
+// the versions table (%s), which the first migration's transaction
+// creates.
+const pgVersionSQL = `SELECT coalesce(max(version), 0) FROM %s`
+
+func pgSchemaVersion(ctx context.Context, pool *pgxpool.Pool, versions string) (int, error) {
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass('pinky_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, versions).Scan(&exists); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if !exists {
 		return 0, nil
 	}
 	var v int
-	if err := s.pool.QueryRow(ctx, pgVersionSQL).Scan(&v); err != nil {
+	if err := pool.QueryRow(ctx, fmt.Sprintf(pgVersionSQL, versions)).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	return v, nil
 }
 
-// migrate brings the database to the latest schema, one transaction per
-// migration, or refuses a database newer than the binary, as SQLite's
-// migrate does; the version is the number of rows in pinky_migrations
-// rather than SQLite's user_version.
-func (s *Postgres) migrate(ctx context.Context, ms []migration) error {
-	for {
-		done, err := s.migrateOne(ctx, ms)
-		if err != nil || done {
-			return err
-		}
-	}
-}
-
-func (s *Postgres) migrateOne(ctx context.Context, ms []migration) (done bool, err error) {
-	tx, err := s.pool.Begin(ctx)
+// pgMigrateOne applies the next migration, if any, and reports whether the
+// schema is now current. The version is the number of rows in the
+// versions table rather than SQLite's user_version.
+func pgMigrateOne(ctx context.Context, pool *pgxpool.Pool, ms []migration, versions, what string) (done bool, err error) {
+	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -159,20 +184,20 @@ func (s *Postgres) migrateOne(ctx context.Context, ms []migration) (done bool, e
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(pgMigrateLock)); err != nil {
 		return false, fmt.Errorf("lock the schema: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS pinky_migrations (
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+versions+` (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT NOT NULL,
 		applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`); err != nil {
 		return false, fmt.Errorf("schema versions: %w", err)
 	}
 	var v int
-	if err := tx.QueryRow(ctx, pgVersionSQL).Scan(&v); err != nil {
+	if err := tx.QueryRow(ctx, fmt.Sprintf(pgVersionSQL, versions)).Scan(&v); err != nil {
 		return false, fmt.Errorf("read schema version: %w", err)
 	}
 	if v > len(ms) {
 		return false, fmt.Errorf("%w: version %d, this pinky knows up to %d; "+
-			"run a newer pinky, or use a new database to start a new history",
-			ErrSchemaTooNew, v, len(ms))
+			"run a newer pinky, or use a new database to start a new %s",
+			ErrSchemaTooNew, v, len(ms), what)
 	}
 	if v == len(ms) {
 		return true, tx.Commit(ctx)
@@ -183,7 +208,7 @@ func (s *Postgres) migrateOne(ctx context.Context, ms []migration) (done bool, e
 	if _, err := tx.Exec(ctx, m.sql); err != nil {
 		return false, fmt.Errorf("migration %s: %w", m.name, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO pinky_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO `+versions+` (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 		return false, fmt.Errorf("migration %s: set version: %w", m.name, err)
 	}
 	if err := tx.Commit(ctx); err != nil {

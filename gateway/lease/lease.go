@@ -8,10 +8,14 @@
 // its connection).
 //
 // [Table] states those rules as a small interface. [Memory] keeps the table
-// in the daemon's memory; package leasetest is the suite every Table
-// passes, so that a table shared by several gateways (in a database) keeps
-// the same rules. The pure parts of the rules, [MayResume] and
+// in the daemon's memory, and [Postgres] in a PostgreSQL database that
+// several gateways share; package leasetest is the suite every Table
+// passes, so that both keep the same rules. The pure parts of the rules, [MayResume] and
 // [Config.Due], are functions that any table uses.
+//
+// Each lease carries a fencing token, [Lease.Fence], that grows every time
+// the phone's lease starts or changes holder; only a table that several
+// gateways share ([Shared]) makes it worth sending to a phone's host.
 //
 // A table holds only the rules' state: who holds each phone, for which
 // task, since when, when it was last used, whether it is parked and until
@@ -65,6 +69,12 @@ type Lease struct {
 	// with that resume key.
 	ParkKey     string
 	ParkedUntil time.Time
+	// Fence is the lease's fencing token: each time a phone's lease starts
+	// or moves to another session, it gets a fence greater than every fence
+	// that phone had before in the table. A host that has seen a fence
+	// refuses actions that carry a lower one, so that a gateway that lost
+	// its lease (paused, cut off) cannot act on the phone any more.
+	Fence int64
 }
 
 // Parked reports whether l waits for its agent to come back.
@@ -137,6 +147,15 @@ func AsError(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// Shared reports whether t is shared by several gateways (a table in a
+// database), so that its fences must reach the phones' hosts. A table in
+// one daemon's memory restarts its fences with the daemon: a host that saw
+// the old ones would refuse the new, so they are not sent.
+func Shared(t Table) bool {
+	s, ok := t.(interface{ Shared() bool })
+	return ok && s.Shared()
 }
 
 // Table is the lease table: at most one lease per phone, and the rules by

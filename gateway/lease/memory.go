@@ -16,6 +16,7 @@ type Memory struct {
 	leases  map[string]*Lease    // by device
 	offline map[string]time.Time // devices offline since
 	stopped map[string]stop      // by device: whom the person stopped there last
+	fences  map[string]int64     // by device: the last fence given
 }
 
 // stop is whom the person stopped on a phone: that session may not take
@@ -31,6 +32,7 @@ func NewMemory(cfg Config) *Memory {
 		leases:  map[string]*Lease{},
 		offline: map[string]time.Time{},
 		stopped: map[string]stop{},
+		fences:  map[string]int64{},
 	}
 }
 
@@ -49,6 +51,7 @@ func (m *Memory) Take(l Lease) (Lease, error) {
 		}
 		return Lease{}, &Error{Reason: ErrHeld, Device: l.Device, Lease: held.clone()}
 	}
+	l.Fence = m.nextFenceLocked(l.Device)
 	m.leases[l.Device] = &l
 	return l.clone(), nil
 }
@@ -246,7 +249,15 @@ func (m *Memory) takeOverLocked(h Holder, l *Lease) bool {
 	m.cfg.Logger.Info("lease resumed by a new session of its agent", "device", l.Device, "task", l.TaskID,
 		"agent", h.Agent, "from", l.Holder.Session, "session", h.Session)
 	l.Holder, l.ParkKey, l.ParkedUntil = h, "", time.Time{}
+	l.Fence = m.nextFenceLocked(l.Device)
 	return true
+}
+
+// nextFenceLocked returns a new fence for device, greater than every fence
+// it had before. m.mu is held.
+func (m *Memory) nextFenceLocked(device string) int64 {
+	m.fences[device]++
+	return m.fences[device]
 }
 
 // byTaskLocked returns the lease of a task, or nil. m.mu is held.

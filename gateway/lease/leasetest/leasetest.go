@@ -46,6 +46,7 @@ func Run(t *testing.T, newTable func(t *testing.T, cfg lease.Config) lease.Table
 		{"Touch", testTouch},
 		{"Sweep", testSweep},
 		{"ConcurrentTake", testConcurrentTake},
+		{"Fences", testFences},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +126,10 @@ func testTakeAndGet(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	apps[0] = "changed" // the table keeps its own copy
-	want.Apps, want.LastUsed = []string{"Messages"}, want.Since
+	if got.Fence <= 0 {
+		t.Errorf("Take: fence %d; want one above 0", got.Fence)
+	}
+	want.Apps, want.LastUsed, want.Fence = []string{"Messages"}, want.Since, got.Fence
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Take (-want +got):\n%s", diff)
 	}
@@ -547,5 +551,107 @@ func testConcurrentTake(t *testing.T, e *env) {
 	}
 	if len(winners) != 1 || e.holderOf("p1") != winners[0] {
 		t.Errorf("winners %v, holder %q; want one, holding the phone", winners, e.holderOf("p1"))
+	}
+}
+
+// testFences follows a lease's life on one phone, step by step: each step
+// returns the fence the phone's lease has after it, and says whether the
+// step gave a new one (a start or a change of holder) or kept it.
+func testFences(t *testing.T, e *env) {
+	var last int64
+	fenceOf := func(device string) int64 {
+		t.Helper()
+		l, ok := e.table.Get(device)
+		if !ok {
+			t.Fatalf("%s is not leased", device)
+		}
+		return l.Fence
+	}
+	steps := []struct {
+		name string
+		do   func() int64
+		new  bool // a new fence, above every one before; else the same
+	}{
+		{"take", func() int64 { return e.take(t, ana1, "p1").Fence }, true},
+		{"use", func() int64 {
+			l, err := e.table.Use(ana1, "p1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l.Fence
+		}, false},
+		{"touch, park and update", func() int64 {
+			e.table.Touch("t-s1-p1")
+			e.table.Park(ana1, time.Minute)
+			e.table.Update(ana1)
+			return fenceOf("p1")
+		}, false},
+		{"resume", func() int64 {
+			if n := e.table.Resume(ana2); n != 1 {
+				t.Fatalf("Resume: got %d; want 1", n)
+			}
+			return fenceOf("p1")
+		}, true},
+		{"take over on use", func() int64 {
+			l, err := e.table.Use(ana1, "p1") // ana1 may resume ana2's live lease
+			if err != nil || l.Holder != ana1 {
+				t.Fatalf("take over: got %+v, %v; want the lease moved to s1", l, err)
+			}
+			return l.Fence
+		}, true},
+		{"release, then take", func() int64 {
+			if _, err := e.table.Release(ana1, "p1"); err != nil {
+				t.Fatal(err)
+			}
+			return e.take(t, ben, "p1").Fence
+		}, true},
+		{"stop, then take", func() int64 {
+			if _, err := e.table.Stop("p1"); err != nil {
+				t.Fatal(err)
+			}
+			return e.take(t, ana2, "p1").Fence
+		}, true},
+		{"sweep, then take", func() int64 {
+			if ended := e.table.Sweep(e.clock().Add(idle)); len(ended) != 1 {
+				t.Fatalf("Sweep: ended %+v; want the lease", ended)
+			}
+			return e.take(t, ana1, "p1").Fence
+		}, true},
+		{"drop, then take", func() int64 {
+			if !e.table.Drop("t-s1-p1") {
+				t.Fatal("Drop found no lease")
+			}
+			return e.take(t, ana2, "p1").Fence
+		}, true},
+		{"close, then take", func() int64 {
+			if ended := e.table.Close("s2"); len(ended) != 1 {
+				t.Fatalf("Close: ended %+v; want the lease", ended)
+			}
+			return e.take(t, ana1, "p1").Fence
+		}, true},
+	}
+	for _, st := range steps {
+		got := st.do()
+		switch {
+		case st.new && got <= last:
+			t.Errorf("%s: fence %d; want one above %d", st.name, got, last)
+		case !st.new && got != last:
+			t.Errorf("%s: fence %d; want %d kept", st.name, got, last)
+		}
+		last = got
+	}
+	// Refusals give no fence, and a refused take leaves the holder's.
+	_, err := e.table.Take(lease.Lease{Device: "p1", Holder: ben, TaskID: "x", Task: "x", Since: e.clock()})
+	le := wantReason(t, "take of a held phone", err, lease.ErrHeld)
+	if le.Lease.Fence != last || fenceOf("p1") != last {
+		t.Errorf("after a refused take: fences %d and %d; want %d", le.Lease.Fence, fenceOf("p1"), last)
+	}
+	// Another phone's fences are its own, and grow as well.
+	first := e.take(t, ana1, "p2").Fence
+	if _, err := e.table.Release(ana1, "p2"); err != nil {
+		t.Fatal(err)
+	}
+	if again := e.take(t, ana1, "p2").Fence; again <= first {
+		t.Errorf("p2 taken again: fence %d; want one above %d", again, first)
 	}
 }
