@@ -28,6 +28,7 @@ var codeDocs = []struct {
 	{agent.CodeCredentials, "Typing passwords and one-time codes is the person's job. Ask them with phone_ask_person."},
 	{agent.CodePersonInControl, "The person has the phone in hand. Reads work; act again after they hand it back."},
 	{agent.CodeStopped, "The person stopped you on this phone for this task. Do not use it again for the task; tell the user."},
+	{agent.CodeLeaseLost, "Another gateway has leased the phone since your lease was lost (this gateway was paused or cut off); nothing reached the phone. Call phone_connect again before you go on."},
 	{agent.CodeBlockedApp, "The app is blocked: you may not see or use it. Go home, or ask the person."},
 	{agent.CodeScopeDenied, "Outside what you may do: read-only mode, a watch-only agent, or an app the task did not name at phone_connect. Do not act there."},
 	{agent.CodeInternal, "Pinky failed; the detail is in its log. Try again; if it keeps failing, tell the person."},

@@ -96,7 +96,7 @@ var (
 	}
 	actCodes = append(append([]agent.Code{}, readCodes...), agent.CodeUncertain, agent.CodeTimeout,
 		agent.CodeApprovalPending, agent.CodeDenied, agent.CodeStale, agent.CodeCredentials, agent.CodeScopeDenied,
-		agent.CodePersonInControl, agent.CodeStopped)
+		agent.CodePersonInControl, agent.CodeStopped, agent.CodeLeaseLost)
 )
 
 // observationOutput is the output schema of tools that return the screen.

@@ -205,6 +205,7 @@ func (c *Client) Act(ctx context.Context, deviceID string, a Action) (ActResult,
 	if err := c.check(); err != nil {
 		return ActResult{}, err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	r, err := c.c.Act(ctx, actionToProto(deviceID, a))
 	if err != nil {
 		return ActResult{}, c.err(ctx, err)
@@ -217,7 +218,7 @@ func (c *Client) Input(ctx context.Context, next func() (InputEvent, error)) (in
 	if err := c.check(); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(withFenceMD(ctx, ""))
 	defer cancel()
 	stream, err := c.c.Input(ctx)
 	if err != nil {
@@ -285,6 +286,7 @@ func (c *Client) Wake(ctx context.Context, deviceID string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	_, err := c.c.Wake(ctx, &pb.WakeRequest{DeviceId: deviceID})
 	return c.err(ctx, err)
 }
@@ -294,6 +296,7 @@ func (c *Client) Unlock(ctx context.Context, deviceID, pin string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	_, err := c.c.Unlock(ctx, &pb.UnlockRequest{DeviceId: deviceID, Pin: pin})
 	return c.err(ctx, err)
 }
@@ -364,7 +367,7 @@ func (c *Client) PushFile(ctx context.Context, deviceID, path string, r io.Reade
 	if err := c.check(); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(withFenceMD(ctx, deviceID))
 	defer cancel()
 	stream, err := c.c.PushFile(ctx)
 	if err != nil {
@@ -404,6 +407,7 @@ func (c *Client) DeleteFile(ctx context.Context, deviceID, path string, recursiv
 	if err := c.check(); err != nil {
 		return err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	_, err := c.c.DeleteFile(ctx, &pb.DeleteFileRequest{DeviceId: deviceID, Path: path, Recursive: recursive})
 	return c.err(ctx, err)
 }
@@ -429,6 +433,7 @@ func (c *Client) CreateDisplay(ctx context.Context, deviceID string, width, heig
 	if err := c.check(); err != nil {
 		return 0, err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	r, err := c.c.CreateDisplay(ctx, &pb.CreateDisplayRequest{DeviceId: deviceID, Width: int32(width), Height: int32(height), DensityDpi: int32(densityDPI)})
 	if err != nil {
 		return 0, c.err(ctx, err)
@@ -441,6 +446,7 @@ func (c *Client) RemoveDisplay(ctx context.Context, deviceID string, displayID i
 	if err := c.check(); err != nil {
 		return err
 	}
+	ctx = withFenceMD(ctx, deviceID)
 	_, err := c.c.RemoveDisplay(ctx, &pb.RemoveDisplayRequest{DeviceId: deviceID, DisplayId: int32(displayID)})
 	return c.err(ctx, err)
 }

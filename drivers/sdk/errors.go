@@ -51,6 +51,11 @@ var (
 	// ErrDriverGone is returned by the client adapter when the driver process
 	// exited before or during a call. Drivers never return it.
 	ErrDriverGone = &Error{"DRIVER_GONE", "driver process gone"}
+	// ErrLeaseLost is what a Pinky phone host answers a call whose lease
+	// fence (WithFence) is lower than one it has seen for the device:
+	// another gateway holds the lease on the phone now, and nothing reached
+	// it. Drivers never return it.
+	ErrLeaseLost = &Error{"LEASE_LOST", "another gateway holds the lease on this phone"}
 )
 
 var allErrors = []*Error{
@@ -58,6 +63,7 @@ var allErrors = []*Error{
 	ErrNoFocus, ErrScreenProtected, ErrUnlockMethod, ErrWrongPIN, ErrStorageFull,
 	ErrAppNotFound, ErrFileNotFound, ErrInvalidArgument, ErrUnsupported,
 	ErrBusy, ErrTimeout, ErrInternal, ErrFailedPrecondition, ErrResourceExhausted, ErrDriverGone,
+	ErrLeaseLost,
 }
 
 // Errorf returns an error of category cat with a formatted message in front.

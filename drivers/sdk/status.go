@@ -36,6 +36,7 @@ var codeOf = map[*Error]codes.Code{
 	ErrFailedPrecondition: codes.FailedPrecondition,
 	ErrResourceExhausted:  codes.ResourceExhausted,
 	ErrDriverGone:         codes.Unavailable,
+	ErrLeaseLost:          codes.FailedPrecondition,
 }
 
 // byCode is the category of a status that carries no known reason, as
@@ -61,6 +62,11 @@ var byReason = func() map[string]*Error {
 	}
 	return m
 }()
+
+// Status is the gRPC status err travels as: its category's code and
+// reason, and its text. It is for a server that answers in front of the
+// adapter (an interceptor); the adapter's own methods use it already.
+func Status(err error) error { return toStatus(context.Background(), err) }
 
 // toStatus is the server side of the boundary: a driver's error becomes a
 // status with the category's code and reason and the error's text.

@@ -114,6 +114,28 @@ func endError(tk *task, cause error, inFlight bool) *Error {
 	return Errorf(CodeNotLeased, "your lease on %s ended (%s)%s; connect again with phone_connect if the task goes on", tk.device, outcome, maybe)
 }
 
+// setFence records the fence of tk's lease, as the table gave it.
+func (m *Manager) setFence(tk *task, fence int64) {
+	m.mu.Lock()
+	tk.fence = fence
+	m.mu.Unlock()
+}
+
+// fenced returns ctx carrying the fence of b's lease, which the driver
+// client sends with the calls that act on the phone, so that the phone's
+// host refuses them once another gateway has leased the phone. Only a
+// shared table's fences are sent (lease.Shared): a table in one daemon's
+// memory starts its fences again when the daemon restarts.
+func (b *leased) fenced(ctx context.Context) context.Context {
+	if !lease.Shared(b.m.leases) {
+		return ctx
+	}
+	b.m.mu.Lock()
+	fence := b.tk.fence
+	b.m.mu.Unlock()
+	return sdk.WithFence(ctx, b.tk.device, fence)
+}
+
 // bind returns drv with its calls bound to l.
 func (m *Manager) bind(tk *task, drv sdk.Full) sdk.Full {
 	return &leased{m: m, tk: tk, d: drv}
@@ -172,7 +194,7 @@ func bound[T any](b *leased, ctx context.Context, acting bool, f func(context.Co
 	if err := ended(false); err != nil {
 		return zero, err // never sent
 	}
-	cctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(b.fenced(ctx))
 	defer cancel(nil)
 	defer context.AfterFunc(lease, func() { cancel(context.Cause(lease)) })()
 	if acts != nil {

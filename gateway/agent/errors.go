@@ -21,6 +21,7 @@ const (
 	CodeUnsupported      Code = "unsupported"
 	CodeDeviceLocked     Code = "device_locked"
 	CodeTimeout          Code = "timeout"
+	CodeLeaseLost        Code = "lease_lost"
 	// The Safety codes.
 	CodeDenied          Code = "denied"
 	CodeScopeDenied     Code = "scope_denied"

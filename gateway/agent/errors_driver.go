@@ -16,7 +16,7 @@ var definiteErrors = []error{
 	sdk.ErrInvalidArgument, sdk.ErrDeviceNotFound, sdk.ErrAppNotFound, sdk.ErrFileNotFound,
 	sdk.ErrUnsupported, sdk.ErrDeviceUnauthorized, sdk.ErrLocked, sdk.ErrScreenOff,
 	sdk.ErrNoFocus, sdk.ErrScreenProtected, sdk.ErrUnlockMethod, sdk.ErrFailedPrecondition,
-	sdk.ErrWrongPIN, sdk.ErrStorageFull, sdk.ErrResourceExhausted,
+	sdk.ErrWrongPIN, sdk.ErrStorageFull, sdk.ErrResourceExhausted, sdk.ErrLeaseLost,
 }
 
 // definite reports whether a driver error means the action did not run.
@@ -48,6 +48,9 @@ func fromDriver(device string, err error, acting bool) error {
 			return Errorf(CodeUncertain, "the call was cancelled while the action ran on %s: it may or may not have happened; observe before repeating", device)
 		}
 		return err
+	case errors.Is(err, sdk.ErrLeaseLost):
+		// The phone's host refused the call before it reached the phone.
+		return Errorf(CodeLeaseLost, "your lease on %s was lost: another gateway has leased the phone since, and nothing reached it. Connect to it again with phone_connect before you go on", device)
 	case errors.Is(err, sdk.ErrInvalidArgument):
 		return Errorf(CodeInvalidArgument, "%s", driverMessage(err))
 	case errors.Is(err, sdk.ErrLocked):

@@ -158,6 +158,10 @@ type task struct {
 	grid     *marks.Grid  // the marks shown with the last read, nil when none (grid.go)
 	// calls ends the driver calls made for the lease when it ends (calls.go).
 	calls leaseCalls
+	// fence is the lease's fencing token as the table gave it last (Take,
+	// Use); the calls that act on the phone carry it to the phone's host
+	// when the table is shared (calls.go). Guarded by Manager.mu.
+	fence int64
 }
 
 // NewManager returns a Manager; Run must run for leases to expire.
@@ -208,7 +212,11 @@ func (m *Manager) deviceEvent(ev driverhost.Event) {
 			online[d.ID] = online[d.ID] || d.Online
 		}
 		now := time.Now()
+		shared := lease.Shared(m.leases)
 		for _, l := range m.leases.List() {
+			if shared && m.task(l.TaskID) == nil {
+				continue // another gateway's lease, on a phone this one may not serve
+			}
 			m.leases.SetOnline(l.Device, online[l.Device], now)
 		}
 	}

@@ -159,10 +159,12 @@ func (s *Session) Connect(ctx context.Context, req ConnectRequest) (*Observation
 	m.mu.Lock()
 	m.tasks[l.id] = l
 	m.mu.Unlock()
-	if _, err := m.leases.Take(lease.Lease{Device: device, Holder: s.holder(), TaskID: l.id, Task: text, Apps: l.apps, Since: now}); err != nil {
+	taken, err := m.leases.Take(lease.Lease{Device: device, Holder: s.holder(), TaskID: l.id, Task: text, Apps: l.apps, Since: now})
+	if err != nil {
 		m.forget(l)
 		return nil, s.connectError(device, text, err)
 	}
+	m.setFence(l, taken.Fence)
 	if req.Background {
 		drv, err := s.driver(device)
 		if err == nil {
@@ -319,6 +321,7 @@ func (s *Session) hold(device string) (*task, error) {
 			return nil, s.leaseError(err)
 		}
 		if tk := m.task(l.TaskID); tk != nil {
+			m.setFence(tk, l.Fence) // a take-over gives a new one
 			return tk, nil
 		}
 		if try > 0 {

@@ -36,6 +36,9 @@ type ServeOptions struct {
 	// Log receives a line per change of the link's state (never a key);
 	// nil means slog.Default().
 	Log *slog.Logger
+	// Fences checks the lease fences the calls carry; nil means the
+	// process's own, shared by every Serve of the process.
+	Fences *Fences
 }
 
 func (o ServeOptions) withDefaults() ServeOptions {
@@ -53,6 +56,9 @@ func (o ServeOptions) withDefaults() ServeOptions {
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	if o.Fences == nil {
+		o.Fences = processFences
 	}
 	return o
 }
@@ -121,6 +127,9 @@ func serveOnce(ctx context.Context, addr string, tlsConf *tls.Config, svc pb.Dri
 		grpc.MaxRecvMsgSize(sdk.MaxMessageBytes), grpc.MaxSendMsgSize(sdk.MaxMessageBytes),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: pingEvery, Timeout: pingTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: pingTimeout, PermitWithoutStream: true}),
+		// A call that carries the fence of a lease another gateway has
+		// taken over never reaches the driver.
+		grpc.ChainUnaryInterceptor(opts.Fences.unary), grpc.ChainStreamInterceptor(opts.Fences.stream),
 	)
 	pb.RegisterDriverServiceServer(srv, svc)
 	go func() {

@@ -1,0 +1,111 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
+)
+
+// TestFencesThroughLink: the host refuses a call whose lease fence is
+// below the highest it saw for the phone, with sdk.ErrLeaseLost, and lets
+// the others through, per phone, across a reconnect and across two
+// gateways linked to it.
+func TestFencesThroughLink(t *testing.T) {
+	a := openAuthority(t, nil)
+	g1, g2 := startGateway(t, a), startGateway(t, a)
+	p := startProxy(t, g1.Addr().String())
+	host := pair(t, a, "closet")
+	fences := &Fences{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	for _, addr := range []string{p.addr(), g2.Addr().String()} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			opts := ServeOptions{MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Log: slog.New(newLines()), Fences: fences}
+			Serve(ctx, addr, host.ClientTLS(), simtest.New(t), opts) //nolint:errcheck // ends with ctx
+		}()
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range 2 {
+			select {
+			case <-done:
+			case <-time.After(guard):
+				t.Error("Serve did not return after its context ended")
+			}
+		}
+	})
+	h1, h2 := g1.next(t), g2.next(t)
+
+	call, cctx := context.WithTimeout(context.Background(), guard)
+	defer cctx()
+	home := sdk.Action{Kind: sdk.ActKey, Key: sdk.KeyHome}
+	act := func(d sdk.Driver, device string, fence int64) error {
+		_, err := d.Act(sdk.WithFence(call, device, fence), device, home)
+		return err
+	}
+	type step struct {
+		name   string
+		d      func() sdk.Driver
+		device string
+		fence  int64 // 0: none
+		lost   bool
+	}
+	run := func(steps []step) {
+		t.Helper()
+		for _, st := range steps {
+			err := act(st.d(), st.device, st.fence)
+			switch {
+			case st.lost && !errors.Is(err, sdk.ErrLeaseLost):
+				t.Errorf("%s: got %v; want ErrLeaseLost", st.name, err)
+			case !st.lost && err != nil:
+				t.Errorf("%s: got %v; want it done", st.name, err)
+			}
+		}
+	}
+	first := func() sdk.Driver { return h1.Driver }
+	second := func() sdk.Driver { return h2.Driver }
+	run([]step{
+		{"fence 5", first, simtest.Android, 5, false},
+		{"fence 4 after 5", first, simtest.Android, 4, true},
+		{"fence 5 again", first, simtest.Android, 5, false},
+		{"fence 6 after 5", first, simtest.Android, 6, false},
+		{"no fence", first, simtest.Android, 0, false},
+		{"fence 5 after 6", first, simtest.Android, 5, true},
+		{"another phone's fence 1", first, simtest.IOS, 1, false},
+		{"fence 5 through the other gateway", second, simtest.Android, 5, true},
+		{"fence 7 through the other gateway", second, simtest.Android, 7, false},
+		{"fence 6 through the first again", first, simtest.Android, 6, true},
+	})
+	// A stream is checked when it opens.
+	_, err := h1.Driver.Input(sdk.WithFence(call, simtest.Android, 3), func() (sdk.InputEvent, error) {
+		return sdk.InputEvent{}, io.EOF
+	})
+	if !errors.Is(err, sdk.ErrLeaseLost) {
+		t.Errorf("input with fence 3 after 7: got %v; want ErrLeaseLost", err)
+	}
+
+	p.cut()
+	waitClosed(t, h1.Gone, "the first link")
+	again := g1.next(t)
+	run([]step{
+		{"fence 6 after the reconnect", func() sdk.Driver { return again.Driver }, simtest.Android, 6, true},
+		{"fence 8 after the reconnect", func() sdk.Driver { return again.Driver }, simtest.Android, 8, false},
+	})
+}
+
+func TestServeSharesTheProcessFences(t *testing.T) {
+	if got := (ServeOptions{}).withDefaults().Fences; got != processFences || got == nil {
+		t.Errorf("default fences %p; want the process's %p", got, processFences)
+	}
+	own := &Fences{}
+	if got := (ServeOptions{Fences: own}).withDefaults().Fences; got != own {
+		t.Errorf("fences %p; want the ones given, %p", got, own)
+	}
+}
