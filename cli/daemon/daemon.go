@@ -30,6 +30,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/history"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/lease"
 	"github.com/pinky-gateway/pinky/gateway/notify"
 	"github.com/pinky-gateway/pinky/gateway/pin"
 	"github.com/pinky-gateway/pinky/gateway/policy"
@@ -116,6 +117,18 @@ type Gateway struct {
 	httpAddr string
 	// hosts is the phone hosts' side (hosts.go); nil without HostsListen.
 	hosts *phoneHosts
+	// leases is the lease table in PostgreSQL; nil for the leases in
+	// memory (a SQLite history).
+	leases *lease.Postgres
+}
+
+// leaseTable is the agents' lease table: p, or nil for the table in
+// memory (a nil *lease.Postgres must not become a non-nil interface).
+func leaseTable(p *lease.Postgres) lease.Table {
+	if p == nil {
+		return nil
+	}
+	return p
 }
 
 // New prepares a gateway: it creates the data folders and takes the daemon
@@ -188,8 +201,25 @@ func New(cfg Config) (*Gateway, error) {
 	if h := store.Health(); h.Failing {
 		log.Error("the history cannot be written: agents' actions are refused until it can; reads go on", "cause", h.Cause, "fix", h.Fix)
 	}
+	// With the history in PostgreSQL, the leases are there too, so that two
+	// gateways on one database never lease one phone twice; each action
+	// then carries its lease's fence to a phone host.
+	var leases *lease.Postgres
+	if cfg.History != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		leases, err = lease.OpenPostgres(ctx, cfg.History, lease.Config{Logger: log})
+		cancel()
+		if err != nil {
+			store.Close()
+			lock.Release()
+			return nil, fmt.Errorf("the leases: %w", err)
+		}
+	}
 	set, err := settings.Open(cfg.Dirs.Settings())
 	if err != nil {
+		if leases != nil {
+			leases.Disconnect()
+		}
 		store.Close()
 		lock.Release()
 		return nil, err
@@ -218,10 +248,15 @@ func New(cfg Config) (*Gateway, error) {
 		Drivers: g.host, Store: store, Media: g.media, MediaDir: cfg.Dirs.Media(), Logger: log,
 		Guard: guard{policy: pol, settings: set}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
 		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(), Watcher: g.recorders,
+		Leases: leaseTable(leases),
 	})
+	g.leases = leases
 	g.recorders.private = g.agents.Private
 	if cfg.HostsListen != "" {
 		if err := g.openHosts(); err != nil {
+			if leases != nil {
+				leases.Disconnect()
+			}
 			store.Close()
 			lock.Release()
 			return nil, err
@@ -237,6 +272,9 @@ func New(cfg Config) (*Gateway, error) {
 func (g *Gateway) Run(ctx context.Context) error {
 	defer g.lock.Release()
 	defer g.store.Close()
+	if g.leases != nil {
+		defer g.leases.Disconnect()
+	}
 	defer g.media.Close()
 	g.started = time.Now()
 	defer g.startEvents(ctx)()
