@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net"
 	"text/tabwriter"
 	"time"
 
@@ -57,10 +58,8 @@ certificate and revokes the old one.`,
 // gatewayAddr is the address to give a host: the listen address, with a
 // placeholder for this machine's name when it listens on every address.
 func gatewayAddr(listen string) string {
-	for _, any := range []string{"0.0.0.0:", "[::]:", ":"} {
-		if len(listen) > len(any) && listen[:len(any)] == any {
-			return "THIS-MACHINE:" + listen[len(any):]
-		}
+	if host, port, err := net.SplitHostPort(listen); err == nil && (host == "" || net.ParseIP(host).IsUnspecified()) {
+		return "THIS-MACHINE:" + port
 	}
 	return listen
 }

@@ -142,18 +142,13 @@ func (g *Gateway) hostList() api.Hosts {
 			links[d.Host] = d
 		}
 	}
+	all := g.hosts.auth.Hosts()
 	paired := map[string]bool{}
-	for _, h := range g.hosts.auth.Hosts() {
+	for _, h := range all {
 		if h.Pending {
-			if !paired[h.Name] && !slices.ContainsFunc(out.Hosts, func(o api.Host) bool { return o.Name == h.Name }) {
-				out.Hosts = append(out.Hosts, api.Host{Name: h.Name, State: "pending", Expires: h.Expires})
-			}
 			continue
 		}
 		paired[h.Name] = true
-		// A pending entry of a name paired before is an offer to pair it
-		// again; the paired host is what matters.
-		out.Hosts = slices.DeleteFunc(out.Hosts, func(o api.Host) bool { return o.Name == h.Name })
 		e := api.Host{Name: h.Name, State: "offline", Fingerprint: h.Fingerprint.String(), Expires: h.Expires}
 		if d, ok := links[h.Name]; ok {
 			e.Version, e.Devices, e.LastError = d.Version, d.Devices, d.LastError
@@ -165,6 +160,15 @@ func (g *Gateway) hostList() api.Hosts {
 			}
 		}
 		out.Hosts = append(out.Hosts, e)
+	}
+	// A pending code for a name paired already is an offer to pair it
+	// again: the paired host is what shows. Of several codes for one name,
+	// the one that expires last does (Hosts lists it first).
+	for _, h := range all {
+		if h.Pending && !paired[h.Name] {
+			paired[h.Name] = true
+			out.Hosts = append(out.Hosts, api.Host{Name: h.Name, State: "pending", Expires: h.Expires})
+		}
 	}
 	slices.SortFunc(out.Hosts, func(a, b api.Host) int { return strings.Compare(a.Name, b.Name) })
 	return out
