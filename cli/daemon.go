@@ -18,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/home"
+	"github.com/pinky-gateway/pinky/gateway/lease"
 	"github.com/pinky-gateway/pinky/gateway/notify"
 )
 
@@ -70,7 +71,7 @@ func newDaemonCmd() *cobra.Command {
 	var sim, allowRemote, autoUnlock bool
 	var world, level, httpAddr, consoleAddr, notifyMode, homeDir, historyURL, hostsListen string
 	var enable, disable, driverEnv []string
-	var approvalWait, approvalTTL time.Duration
+	var approvalWait, approvalTTL, leaseIdle time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the gateway in the foreground",
@@ -108,6 +109,9 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 			if err := lv.UnmarshalText([]byte(level)); err != nil {
 				return fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 			}
+			if leaseIdle < time.Second {
+				return fmt.Errorf("--lease-idle %s: want at least 1s (the default is %s)", leaseIdle, lease.DefaultIdleTimeout)
+			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: lv}))
 			if homeDir != "" { // for its drivers too, which read PINKY_HOME
 				if err := os.Setenv("PINKY_HOME", homeDir); err != nil {
@@ -131,7 +135,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 				return fmt.Errorf("--notify %q: want on or off", notifyMode)
 			}
 			g, err := daemon.New(daemon.Config{
-				Dirs: dirs, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL,
+				Dirs: dirs, Logger: log, ApprovalWait: approvalWait, ApprovalTTL: approvalTTL, LeaseIdle: leaseIdle,
 				Drivers:  dc,
 				HTTPAddr: httpAddr, HTTPAllowRemote: allowRemote,
 				AutoUnlock: autoUnlock, ConsoleAddr: consoleAddr,
@@ -153,6 +157,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	cmd.Flags().DurationVar(&approvalWait, "approval-wait", 45*time.Second, "how long an agent's call waits for your approval before it answers approval_pending")
 	cmd.Flags().DurationVar(&approvalTTL, "approval-ttl", approval.DefaultTTL, "how long an approval stays open before it expires (a deny)")
+	cmd.Flags().DurationVar(&leaseIdle, "lease-idle", lease.DefaultIdleTimeout, "how long an agent's lease of a phone holds with no call before it ends (give gateways on one database the same)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")
 	cmd.Flags().StringVar(&consoleAddr, "console", "", "serve the web console at this loopback `HOST:PORT` (default 127.0.0.1:4777, or a free port when it is taken; port 0: any free port; off: no console)")
 	cmd.Flags().BoolVar(&autoUnlock, "auto-unlock", false, "unlock a locked phone an agent acts on with the PIN saved by 'pinky pin set' (from the OS keychain; once per lock, a refused PIN is never retried)")

@@ -88,8 +88,14 @@ func runDoctor(ctx context.Context, dirs home.Dirs) doctor.Report {
 	_, settingsErr := driverhost.LoadSettings(dirs.Home)
 	r = append(r, doctor.DriverSettings(filepath.Join(dirs.Home, driverhost.SettingsFile), settingsErr))
 	r = append(r, doctor.Keychain(runtime.GOOS, keychainErr(ctx)))
-	ident, identErr := pki.LoadHost(HostDir(dirs.Home))
-	r = append(r, doctor.HostIdentity(HostDir(dirs.Home), ident, identErr, time.Now()))
+	// One identity per gateway this machine serves its phones to.
+	if ids, err := pki.LoadHosts(HostDir(dirs.Home)); err != nil {
+		r = append(r, doctor.HostIdentity(HostDir(dirs.Home), nil, err, time.Now()))
+	} else {
+		for _, id := range ids {
+			r = append(r, doctor.HostIdentity(id.Dir, id.Host, id.Err, time.Now()))
+		}
+	}
 
 	if daemonErr == nil {
 		r = append(r, doctor.Found(candidates(st.Drivers), nil, nil, []string{"the daemon's search"})...)

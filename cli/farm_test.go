@@ -28,7 +28,7 @@ type farm struct {
 
 // freeAddr is a free TCP address on ip, for a daemon that must come back
 // on the same one.
-func freeAddr(t *testing.T, ip string) string {
+func freeAddr(t testing.TB, ip string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", ip+":0")
 	if err != nil {
@@ -38,10 +38,10 @@ func freeAddr(t *testing.T, ip string) string {
 	return l.Addr().String()
 }
 
-func newFarm(t *testing.T, ip string, history string) *farm {
+func newFarm(t *testing.T, ip string, history string, extra ...string) *farm {
 	t.Helper()
 	f := &farm{gw: newEnv(t), addr: freeAddr(t, ip)}
-	f.args = []string{"--console", "off", "--hosts-listen", f.addr}
+	f.args = append([]string{"--console", "off", "--hosts-listen", f.addr}, extra...)
 	if history != "" {
 		f.args = append(f.args, "--history", history)
 	}

@@ -81,6 +81,10 @@ type Config struct {
 	// AutoUnlock unlocks a locked phone an agent acts on with the PIN the
 	// person saved in the OS keychain (pinky pin set); off by default.
 	AutoUnlock bool
+	// LeaseIdle ends a lease nobody used for this long; zero means
+	// lease.DefaultIdleTimeout. Gateways on one database should agree on
+	// it: any of them ends another's idle lease when it is due by its own.
+	LeaseIdle time.Duration
 	// History is where the history's rows live: empty for the SQLite file
 	// in the data folder, or a postgres:// or postgresql:// URL. The
 	// screenshots and recordings stay files in the data folder either way.
@@ -207,7 +211,7 @@ func New(cfg Config) (*Gateway, error) {
 	var leases *lease.Postgres
 	if cfg.History != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-		leases, err = lease.OpenPostgres(ctx, cfg.History, lease.Config{Logger: log})
+		leases, err = lease.OpenPostgres(ctx, cfg.History, lease.Config{Logger: log, IdleTimeout: cfg.LeaseIdle})
 		cancel()
 		if err != nil {
 			store.Close()
@@ -248,7 +252,7 @@ func New(cfg Config) (*Gateway, error) {
 		Drivers: g.host, Store: store, Media: g.media, MediaDir: cfg.Dirs.Media(), Logger: log,
 		Guard: guard{policy: pol, settings: set}, Approvals: g.approvals, ApprovalWait: cfg.ApprovalWait, Events: g.events,
 		PINs: autoUnlockPINs(cfg.AutoUnlock, log), Files: cfg.Dirs.Files(), Watcher: g.recorders,
-		Leases: leaseTable(leases),
+		Leases: leaseTable(leases), IdleTimeout: cfg.LeaseIdle,
 	})
 	g.leases = leases
 	g.recorders.private = g.agents.Private

@@ -29,6 +29,7 @@ func apiLease(l agent.LeaseStatus) api.Lease {
 	return api.Lease{
 		Device: l.Device, Agent: l.Agent, Task: l.Task, TaskID: l.TaskID, Since: l.Since, LastUsed: l.LastUsed,
 		Steps: l.Steps, WithPerson: l.WithPerson, Display: l.Display, ParkedUntil: l.ParkedUntil,
+		Fence: l.Fence,
 	}
 }
 

@@ -324,6 +324,9 @@ func (m *Manager) Leases() []LeaseStatus {
 			Device: l.Device, Agent: l.Holder.Agent, Task: l.Task, TaskID: l.TaskID,
 			Since: l.Since, LastUsed: l.LastUsed, WithPerson: withPerson, ParkedUntil: l.ParkedUntil,
 		}
+		if lease.Shared(m.leases) {
+			st.Fence = l.Fence
+		}
 		if tk, ok := m.tasks[l.TaskID]; ok {
 			st.Steps, st.Display = tk.seq, tk.display
 		}
@@ -348,6 +351,9 @@ type LeaseStatus struct {
 	// ParkedUntil is set while the agent's session has closed and the lease
 	// waits for the agent to come back in a new one.
 	ParkedUntil time.Time `json:"parked_until,omitzero"`
+	// Fence is the lease's fencing token when the lease table is shared
+	// with other gateways (zero in a table of this gateway alone).
+	Fence int64 `json:"fence,omitempty"`
 }
 
 // newID returns a random id with a prefix, e.g. "t_3f9a…".

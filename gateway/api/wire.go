@@ -60,6 +60,9 @@ type Lease struct {
 	// ParkedUntil is set while the agent's session has closed and the lease
 	// waits for the agent to come back in a new one.
 	ParkedUntil time.Time `json:"parked_until,omitzero"`
+	// Fence is the lease's fencing token, when gateways share the lease
+	// table (their history in one PostgreSQL database).
+	Fence int64 `json:"fence,omitempty"`
 }
 
 // Event is one entry of the daemon's event log: an approval, a take-over,
