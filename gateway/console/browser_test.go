@@ -97,6 +97,7 @@ type fakeDaemon struct {
 	devices   []map[string]any // devices.list's answer; newFakeDaemon gives one phone, d1
 	drivers   []map[string]any // status's drivers
 	checks    []map[string]any // drivers.checks' answer
+	hosts     map[string]any   // status's phone hosts; nil when the daemon does not listen for them
 }
 
 type fakeCall struct {
@@ -157,7 +158,11 @@ func (f *fakeDaemon) Call(ctx context.Context, method string, params json.RawMes
 		if h == nil {
 			h = map[string]any{"path": "/home/p/.local/share/pinky/history.db", "writable": true}
 		}
-		return map[string]any{"pid": 1, "history": h, "drivers": append([]map[string]any{}, f.drivers...)}, nil
+		st := map[string]any{"pid": 1, "history": h, "drivers": append([]map[string]any{}, f.drivers...)}
+		if f.hosts != nil {
+			st["hosts"] = f.hosts
+		}
+		return st, nil
 	case "drivers.checks":
 		return append([]map[string]any{}, f.checks...), nil
 	case "settings.get", "settings.set":

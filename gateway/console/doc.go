@@ -29,7 +29,9 @@
 // Above the phones, each driver that does not run, or that reports a
 // failing check of itself (drivers.checks, read as `pinky doctor` reads
 // them), says what is wrong and what to do; with no phone at all, the page
-// says how to connect one.
+// says how to connect one. A phone on another machine names its phone host
+// and the host's state (online, or offline since when, and its version),
+// read from status's hosts; its mirror and take-over work as for any phone.
 //
 // # Security model
 //

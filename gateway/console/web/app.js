@@ -12,7 +12,11 @@
 //              (class "held" while the person holds it, "offline" when off):
 //              canvas.mirror#mirror-DEVICE (the live screen; data-frames counts
 //              decoded frames), #mirror-status-DEVICE, #state-DEVICE,
-//              #lock-DEVICE, #agent-DEVICE, #task-DEVICE, buttons
+//              #host-DEVICE and its label #host-label-DEVICE (the phone
+//              host that serves it, shown for a phone on another machine
+//              only; data-state is the host's state: online, offline,
+//              pending or unknown; class "down" unless online), #lock-DEVICE,
+//              #agent-DEVICE, #task-DEVICE, buttons
 //              #takeover-DEVICE #handback-DEVICE #stop-DEVICE, and while held
 //              #key-home-DEVICE #key-back-DEVICE #key-app_switch-DEVICE
 //   drivers:   #drivers (hidden while no driver needs anything), one
@@ -159,6 +163,7 @@ const state = {
   held: new Set(), // devices the person holds
   approvals: new Map(), // id → card
   approvalsLoaded: false, // the first list has been shown (later cards notify)
+  hosts: new Map(), // phone host's name → its state, from status
   tasks: [],
   taskID: '', // the task shown in #task-detail
   page: '',
@@ -213,6 +218,7 @@ function phoneCard(d) {
       'You have this phone: click to tap, drag to swipe, hold to long-press, type to enter text.'),
     h('dl', {},
       h('dt', {}, 'State'), h('dd', { id: 'state-' + id }),
+      h('dt', { id: 'host-label-' + id, hidden: true }, 'Host'), h('dd', { id: 'host-' + id, class: 'host', hidden: true }),
       h('dt', {}, 'Lock'), h('dd', { id: 'lock-' + id }),
       h('dt', {}, 'Agent'), h('dd', { id: 'agent-' + id }),
       h('dt', {}, 'Task'), h('dd', { id: 'task-' + id })),
@@ -234,6 +240,7 @@ function updatePhone(d, card) {
   card.classList.toggle('offline', !d.online);
   $('state-' + id).textContent = show((d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '') +
     (d.detail && d.state !== 'online' ? ` — ${d.detail}` : ''));
+  updateHost(d);
   $('lock-' + id).textContent = show(d.lock_state || 'unknown');
   $('agent-' + id).textContent = show(lease ? lease.agent + (lease.parked_until ? ' (away)' : '') : '—');
   $('task-' + id).textContent = show(lease ? lease.task || lease.task_id : '—');
@@ -245,6 +252,30 @@ function updatePhone(d, card) {
   if (d.online && !loggedOut) startMirror(id);
   else stopMirror(id);
   backgroundMirror(id, card, d.online ? lease : null);
+}
+
+// updateHost shows the phone host that serves a phone on another machine,
+// and the host's state as status gives it (`pinky hosts list`): online, or
+// offline since when, and its version. A phone on this machine shows none.
+function updateHost(d) {
+  const dd = $('host-' + d.id);
+  if (!dd) return;
+  const remote = !!d.host;
+  dd.hidden = $('host-label-' + d.id).hidden = !remote;
+  if (!remote) {
+    dd.textContent = '';
+    delete dd.dataset.state;
+    return;
+  }
+  const host = state.hosts.get(d.host);
+  let text = d.host;
+  if (host) {
+    text += ' · ' + (host.state === 'offline' && host.since ? `offline since ${fmtTime(host.since)}` : host.state);
+    if (host.version) text += ` · version ${host.version}`;
+  }
+  dd.textContent = show(text);
+  dd.dataset.state = host ? host.state : 'unknown';
+  dd.classList.toggle('down', !!host && host.state !== 'online');
 }
 
 function refreshPhone(id) {
@@ -990,6 +1021,8 @@ async function loadHealth() {
   ]);
   renderHistoryHealth((st && st.history) || {});
   renderDrivers((st && st.drivers) || [], checks || []);
+  state.hosts = new Map(((st && st.hosts && st.hosts.hosts) || []).map((x) => [x.name, x]));
+  for (const d of state.devices) updateHost(d);
 }
 
 // A driver in one of these states serves calls; any other state (failed,
