@@ -98,6 +98,12 @@ runs per data folder. Logs go to stderr; stop it with Ctrl-C or SIGTERM.`,
 			if err != nil {
 				return err
 			}
+			// The highest lease fence seen per phone, kept across restarts so
+			// that a gateway which lost its lease stays refused.
+			fences, err := remote.OpenFences(filepath.Join(HostDir(dirs.Home), "fences.json"), log)
+			if err != nil {
+				return err
+			}
 			dc, err := driverConfig(dirs.Home, sim, world, enable, disable, driverEnv)
 			if err != nil {
 				return err
@@ -120,7 +126,7 @@ runs per data folder. Logs go to stderr; stop it with Ctrl-C or SIGTERM.`,
 			errs := make([]error, len(gateways))
 			for i, g := range gateways {
 				wg.Go(func() {
-					errs[i] = remote.Serve(ctx, g, pki.ClientTLSFor(hosts), mux, remote.ServeOptions{MinBackoff: minBackoff, MaxBackoff: maxBackoff, Log: log})
+					errs[i] = remote.Serve(ctx, g, pki.ClientTLSFor(hosts), mux, remote.ServeOptions{MinBackoff: minBackoff, MaxBackoff: maxBackoff, Log: log, Fences: fences})
 				})
 			}
 			wg.Wait()

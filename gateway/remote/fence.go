@@ -2,11 +2,18 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
 	"sync"
 
 	"google.golang.org/grpc"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/internal/atomicfile"
 )
 
 // Fences keeps, per device, the highest lease fence that a call to the
@@ -18,10 +25,36 @@ import (
 // One Fences serves every link of a process, so that what it learnt holds
 // across reconnects and across several gateways linked to the host; the
 // zero value is ready, and Serve uses the process's own unless told
-// another (ServeOptions.Fences).
+// another (ServeOptions.Fences). The zero value keeps the fences in memory
+// only; OpenFences keeps them in a file too, so that a host restarted
+// still refuses the stale gateway.
 type Fences struct {
 	mu   sync.Mutex
 	high map[string]int64 // by device id, as the host's driver knows it
+	path string           // the file they are kept in; empty: memory only
+	log  *slog.Logger
+}
+
+// OpenFences returns Fences kept in the file at path (JSON, a fence per
+// device id), read back from it when it exists. Each raise is written
+// before the call it came with goes on; when the write fails the call
+// still goes on, the raise held in memory, and log hears of it.
+func OpenFences(path string, log *slog.Logger) (*Fences, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	f := &Fences{path: path, log: log, high: map[string]int64{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the lease fences: %w", err)
+	}
+	if err := json.Unmarshal(data, &f.high); err != nil {
+		return nil, fmt.Errorf("the lease fences %s: %w (remove the file to start again: a stale gateway's calls then pass until a gateway sends a newer fence)", path, err)
+	}
+	return f, nil
 }
 
 // processFences is the process's Fences: every Serve of the process
@@ -43,8 +76,27 @@ func (f *Fences) check(ctx context.Context) error {
 	if f.high == nil {
 		f.high = map[string]int64{}
 	}
-	f.high[device] = fence
+	if fence > f.high[device] {
+		f.high[device] = fence
+		f.save()
+	}
 	return nil
+}
+
+// save writes the fences to their file, if they have one. It runs under
+// f.mu: raises are rare (one per new holder of a lease), and a call must
+// not go on before its raise is kept.
+func (f *Fences) save() {
+	if f.path == "" {
+		return
+	}
+	data, err := json.Marshal(f.high)
+	if err == nil {
+		err = atomicfile.Write(f.path, data)
+	}
+	if err != nil {
+		f.log.Error("the lease fences cannot be written: after a restart this host may let a stale gateway's call through until a newer fence arrives", "path", f.path, "err", err)
+	}
 }
 
 // unary is the check as a unary interceptor.

@@ -5,8 +5,14 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/metadata"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/internal/testkit/simtest"
@@ -107,5 +113,47 @@ func TestServeSharesTheProcessFences(t *testing.T) {
 	own := &Fences{}
 	if got := (ServeOptions{Fences: own}).withDefaults().Fences; got != own {
 		t.Errorf("fences %p; want the ones given, %p", got, own)
+	}
+}
+
+// TestFencesKeptInFile: fences opened from a file refuse, after a restart
+// (a new OpenFences of the same file), the fence the last process had
+// already seen beaten; a damaged file is refused with what to do.
+func TestFencesKeptInFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fences.json")
+	in := func(device string, fence int64) context.Context {
+		return metadata.NewIncomingContext(context.Background(), metadata.Pairs(sdk.FenceDeviceKey, device, sdk.FenceKey, strconv.FormatInt(fence, 10)))
+	}
+	f, err := OpenFences(path, slog.New(newLines()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		device string
+		fence  int64
+	}{{"sim-android-1", 1}, {"sim-android-1", 3}, {"sim-ios-1", 7}} {
+		if err := f.check(in(c.device, c.fence)); err != nil {
+			t.Fatalf("fence %d of %s: %v", c.fence, c.device, err)
+		}
+	}
+	again, err := OpenFences(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		device string
+		fence  int64
+		lost   bool
+	}{{"sim-android-1", 2, true}, {"sim-ios-1", 6, true}, {"sim-android-1", 3, false}, {"sim-ios-1", 8, false}, {"sim-android-2", 1, false}} {
+		err := again.check(in(c.device, c.fence))
+		if lost := sdk.Category(err) == sdk.ErrLeaseLost; lost != c.lost {
+			t.Errorf("after a restart, fence %d of %s: %v; want lost %v", c.fence, c.device, err, c.lost)
+		}
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFences(path, nil); err == nil || !strings.Contains(err.Error(), "remove the file") {
+		t.Fatalf("a damaged fences file: %v; want refused with what to do", err)
 	}
 }
