@@ -104,6 +104,21 @@ func TestFarmTwoGateways(t *testing.T) {
 	agents[0] = gws[0].gw.StdioHost()
 	agents[0].Initialize()
 	agents[0].Fails("phone_connect", dev("task", "too late"), "lease_held")
+	// A's task ended (B ended it when its lease was due); A's start left
+	// B's task running.
+	tasks := map[string]api.Task{}
+	var ts []api.Task
+	gws[1].gw.JSON(&ts, "history")
+	for _, tk := range ts {
+		tasks[tk.Text] = tk
+	}
+	if tk := tasks["before the crash"]; tk.EndedAt.IsZero() || tk.Outcome == "" {
+		t.Errorf("A's task of its killed run: %+v; want it ended", tk)
+	}
+	if tk := tasks["after the crash"]; tk.ID == "" || !tk.EndedAt.IsZero() {
+		t.Errorf("B's task while A started again: %+v; want it still open", tk)
+	}
+	agents[1].OK("phone_tap", dev("text", "Notes"), "")
 
 	// B is paused while it holds the lease, past the idle time: A ends
 	// B's lease when it is due and takes the phone, acting with a higher

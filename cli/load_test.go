@@ -36,11 +36,11 @@ func tenPhones(tb testing.TB) string {
 	return p
 }
 
-// loadDaemon starts a daemon on the ten-phone world and waits until its
-// phones are online.
-func (e *env) loadDaemon() *exec.Cmd {
+// loadDaemon starts a daemon on the ten-phone world, with more flags of
+// the daemon's if given, and waits until its phones are online.
+func (e *env) loadDaemon(flags ...string) *exec.Cmd {
 	e.T.Helper()
-	d := e.Daemon("--sim", "--sim-world", tenPhones(e.T))
+	d := e.Daemon(append([]string{"--sim", "--sim-world", tenPhones(e.T)}, flags...)...)
 	e.Eventually("the ten phones are online", func() bool {
 		var devs []api.Device
 		e.JSON(&devs, "devices")
@@ -267,8 +267,22 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10 agents and a kill -9")
 	}
+	killDaemonDuringLoad(t, "")
+}
+
+// nextTask is the task of the agent that connects after the restart.
+const nextTask = "after the restart"
+
+// killDaemonDuringLoad is TestKillDaemonDuringLoad on the history at dbURL
+// (pinky daemon --history), or on the data folder's SQLite file when dbURL
+// is empty: both daemons, the killed one and the next, use that history.
+func killDaemonDuringLoad(t *testing.T, dbURL string) {
+	var flags []string
+	if dbURL != "" {
+		flags = []string{"--history", dbURL}
+	}
 	e := newEnv(t)
-	d := e.loadDaemon()
+	d := e.loadDaemon(flags...)
 	hosts := make([]*mcpAgent, loadAgents)
 	for i := range hosts {
 		hosts[i] = startMCPAgent(t, e.Home, fmt.Sprintf("crash-agent-%d", i+1))
@@ -308,7 +322,7 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	t.Logf("killed the daemon after %d actions; the agents were answered for %d steps", killedAt, acked)
 
 	// The next daemon ends the tasks the dead one left open.
-	d = e.loadDaemon()
+	d = e.loadDaemon(flags...)
 	var tasks []api.Task
 	e.JSON(&tasks, "history")
 	for _, task := range tasks {
@@ -316,6 +330,24 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 			t.Errorf("task %s on %s: got outcome %q; want daemon_restarted", task.ID, task.Device, task.Outcome)
 		}
 	}
+	// The dead daemon's leases ended with its tasks: the person sees none,
+	// and another agent takes a phone that an agent held at the kill.
+	var st api.Status
+	e.JSON(&st, "status")
+	if dbURL != "" && !strings.HasPrefix(st.History.Path, "postgres://") {
+		t.Errorf("the restarted daemon's history: got %q; want the PostgreSQL database", st.History.Path)
+	}
+	if len(st.Leases) != 0 {
+		t.Errorf("leases after the restart: got %d (the first on %s for %q); want none, their tasks ended with the daemon",
+			len(st.Leases), st.Leases[0].Device, st.Leases[0].Task)
+	}
+	next := startMCPAgent(t, e.Home, "next-agent")
+	if res, err := next.call("phone_connect", map[string]any{"device": "sim-1", "task": nextTask}); err != nil {
+		t.Errorf("a new agent's phone_connect on sim-1 after the restart: %v", err)
+	} else if res.IsError {
+		t.Errorf("a new agent's phone_connect on sim-1 after the restart: got %q; want the phone", mcpText(res))
+	}
+	next.c.Close()
 	// SIGTERM rather than stop-daemon, which may report "the daemon closed
 	// the connection" when the daemon stops before its answer is out.
 	d.Process.Signal(syscall.SIGTERM)
@@ -324,16 +356,23 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 	}
 
 	// Read the database itself: the history API does not show step ids.
-	store, err := history.Open(home.Dirs{Home: e.Home}.Database())
+	ctx := context.Background()
+	var store history.Store
+	var err error
+	if dbURL != "" {
+		store, err = history.OpenPostgres(ctx, dbURL)
+	} else {
+		store, err = history.Open(home.Dirs{Home: e.Home}.Database())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	ctx := context.Background()
 	inFlight := 0
 	for i := range hosts {
 		device := fmt.Sprintf("sim-%d", i+1)
 		ts, err := store.Tasks(ctx, history.TaskFilter{Device: device})
+		ts = slices.DeleteFunc(ts, func(s history.TaskSummary) bool { return s.Text == nextTask })
 		if err != nil || len(ts) != 1 {
 			t.Errorf("%s: got tasks %+v, %v; want one", device, ts, err)
 			continue
@@ -345,6 +384,9 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 		ids := make([]string, len(recorded))
 		for j, s := range recorded {
 			ids[j] = s.ID
+			if slices.Contains(ids[:j], s.ID) {
+				t.Errorf("%s step %d: step %s is in the history twice", device, j+1, s.ID)
+			}
 			// The step in flight at the kill, whose answer was lost, was
 			// committed as running before its action, and the next start
 			// settled it as uncertain (nobody knows how it ended).
@@ -366,7 +408,9 @@ func TestKillDaemonDuringLoad(t *testing.T) {
 		}
 		inFlight += n
 	}
-	t.Logf("after the restart: all %d answered steps are in the history, and %d steps whose answer the kill lost", acked, inFlight)
+	if !t.Failed() {
+		t.Logf("after the restart: all %d answered steps are in the history, and %d steps whose answer the kill lost", acked, inFlight)
+	}
 }
 
 // TestMCPMalformedInput sends what a broken or hostile client might through

@@ -180,7 +180,16 @@ func New(cfg Config) (*Gateway, error) {
 		lock.Release()
 		return nil, fmt.Errorf("the policy: %w", err)
 	}
-	store, storeName, err := openHistory(cfg)
+	// Gateways that share a PostgreSQL database tell their own sessions,
+	// tasks and leases from the others' by the data folder's id.
+	var gatewayID string
+	if cfg.History != "" {
+		if gatewayID, err = cfg.Dirs.GatewayID(); err != nil {
+			lock.Release()
+			return nil, err
+		}
+	}
+	store, storeName, err := openHistory(cfg, gatewayID)
 	if err != nil {
 		lock.Release()
 		return nil, err
@@ -211,12 +220,19 @@ func New(cfg Config) (*Gateway, error) {
 	var leases *lease.Postgres
 	if cfg.History != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-		leases, err = lease.OpenPostgres(ctx, cfg.History, lease.Config{Logger: log, IdleTimeout: cfg.LeaseIdle})
+		leases, err = lease.OpenPostgres(ctx, cfg.History, lease.Config{Logger: log, IdleTimeout: cfg.LeaseIdle, Gateway: gatewayID})
 		cancel()
 		if err != nil {
 			store.Close()
 			lock.Release()
 			return nil, fmt.Errorf("the leases: %w", err)
+		}
+		// The leases of this gateway's last run went with its agents (as a
+		// table in memory loses them); another gateway's stay.
+		if ended, err := leases.EndGateway(); err != nil {
+			log.Error("ending the leases of the last run", "err", err)
+		} else if len(ended) > 0 {
+			log.Warn("ended the leases the last daemon left", "leases", len(ended))
 		}
 	}
 	set, err := settings.Open(cfg.Dirs.Settings())

@@ -24,8 +24,10 @@ func checkHistory(url string) error {
 // openHistory opens the history that cfg names: the SQLite file in the
 // data folder, or the PostgreSQL database at cfg.History. It returns the
 // store and its name for status: the file's path, or the URL without its
-// password.
-func openHistory(cfg Config) (history.Store, string, error) {
+// password. A PostgreSQL history may be shared with other gateways: gateway
+// (home's Dirs.GatewayID) is this one's, which its sessions and tasks
+// carry, so that its start ends only its own last run's.
+func openHistory(cfg Config, gateway string) (history.Store, string, error) {
 	if cfg.History == "" {
 		s, err := history.Open(cfg.Dirs.Database())
 		if err != nil {
@@ -38,7 +40,7 @@ func openHistory(cfg Config) (history.Store, string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 	defer cancel()
-	s, err := history.OpenPostgres(ctx, cfg.History)
+	s, err := history.OpenPostgres(ctx, cfg.History, history.OwnedBy(gateway))
 	if err != nil {
 		return nil, "", err
 	}

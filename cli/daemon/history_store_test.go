@@ -37,7 +37,7 @@ func TestHistoryRefused(t *testing.T) {
 func TestOpenHistory(t *testing.T) {
 	ctx := context.Background()
 	dirs := home.Dirs{Home: t.TempDir()}
-	s, name, err := openHistory(Config{Dirs: dirs})
+	s, name, err := openHistory(Config{Dirs: dirs}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestOpenHistory(t *testing.T) {
 	u.User = url.UserPassword(u.User.Username(), "s3cret") // the test server trusts any password
 	for _, scheme := range []string{"postgres", "postgresql"} {
 		u.Scheme = scheme
-		s, name, err := openHistory(Config{Dirs: dirs, History: u.String()})
+		s, name, err := openHistory(Config{Dirs: dirs, History: u.String()}, "gw-test")
 		if err != nil {
 			t.Fatalf("%s: %v", scheme, err)
 		}

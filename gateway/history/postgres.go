@@ -32,10 +32,23 @@ var pgMigrationFiles embed.FS
 // Writes and reads share a pool of connections; the server orders
 // concurrent writes.
 type Postgres struct {
-	pool   *pgxpool.Pool
-	name   string // the URL without its password, for messages and logs
-	health meter
+	pool    *pgxpool.Pool
+	name    string // the URL without its password, for messages and logs
+	gateway string // the gateway this store writes for (OwnedBy)
+	health  meter
 }
+
+// PostgresOption tunes OpenPostgres.
+type PostgresOption func(*Postgres)
+
+// OwnedBy names the gateway the store writes for: a daemon's id, the same
+// across its restarts and unique among the gateways that share the
+// database. Its sessions and tasks carry it, and CloseOpen and SettleSteps
+// end only its own open tasks, sessions and running steps (and those
+// written before gateways had ids), so a daemon that starts again never
+// ends another live gateway's work. Without it the store is the only
+// gateway's, and those end everything open.
+func OwnedBy(gateway string) PostgresOption { return func(s *Postgres) { s.gateway = gateway } }
 
 var _ Store = (*Postgres)(nil)
 
@@ -70,7 +83,7 @@ func RedactURL(s string) string {
 // postgresql:// URL and brings its schema up to date. It fails with
 // ErrSchemaTooNew for a database written by a newer Pinky. Its errors never
 // hold the URL's password.
-func OpenPostgres(ctx context.Context, dbURL string) (*Postgres, error) {
+func OpenPostgres(ctx context.Context, dbURL string, opts ...PostgresOption) (*Postgres, error) {
 	name := RedactURL(dbURL)
 	if !IsPostgresURL(dbURL) {
 		return nil, fmt.Errorf("history %s: not a postgres:// or postgresql:// URL", name)
@@ -102,6 +115,9 @@ func OpenPostgres(ctx context.Context, dbURL string) (*Postgres, error) {
 		return nil, fmt.Errorf("history %s: %w", name, err)
 	}
 	s := &Postgres{pool: pool, name: name}
+	for _, o := range opts {
+		o(s)
+	}
 	before, err := migratePostgres(ctx, pool, ms, "pinky_migrations", "history")
 	if err != nil {
 		pool.Close()
@@ -303,8 +319,8 @@ func (s *Postgres) StartSession(ctx context.Context, ss Session) (err error) {
 		return err
 	}
 	_, err = s.pool.Exec(ctx, `
-		INSERT INTO sessions (id, agent_id, transport, started_at) VALUES ($1, $2, $3, $4)`,
-		ss.ID, null(ss.AgentID), ss.Transport, millis(ss.StartedAt))
+		INSERT INTO sessions (id, agent_id, transport, started_at, gateway) VALUES ($1, $2, $3, $4, $5)`,
+		ss.ID, null(ss.AgentID), ss.Transport, millis(ss.StartedAt), s.gateway)
 	return pgErr(err, "session %q", ss.ID)
 }
 
@@ -365,10 +381,10 @@ func (s *Postgres) StartTask(ctx context.Context, t Task) (err error) {
 		return fmt.Errorf("task %q: %w", t.ID, err)
 	}
 	_, err = s.pool.Exec(ctx, `
-		INSERT INTO tasks (id, session_id, agent_id, device_id, text, apps, started_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		INSERT INTO tasks (id, session_id, agent_id, device_id, text, apps, started_at, gateway)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		t.ID, null(t.SessionID), null(t.AgentID), null(t.DeviceID), t.Text, apps,
-		millis(t.StartedAt))
+		millis(t.StartedAt), s.gateway)
 	return pgErr(err, "task %q", t.ID)
 }
 
@@ -489,13 +505,17 @@ func (s *Postgres) CloseOpen(ctx context.Context, at time.Time, outcome string) 
 		return 0, pgErr(err, "close open")
 	}
 	defer tx.Rollback(context.Background())
+	// Only this gateway's own, and those from before gateways had ids
+	// (OwnedBy); a store of no gateway ends everything open.
 	tag, err := tx.Exec(ctx,
-		`UPDATE tasks SET ended_at = $1, outcome = $2 WHERE ended_at IS NULL`, millis(at), outcome)
+		`UPDATE tasks SET ended_at = $1, outcome = $2 WHERE ended_at IS NULL AND ($3 = '' OR gateway IN ($3, ''))`,
+		millis(at), outcome, s.gateway)
 	if err != nil {
 		return 0, pgErr(err, "close open tasks")
 	}
 	if _, err := tx.Exec(ctx,
-		`UPDATE sessions SET ended_at = $1 WHERE ended_at IS NULL`, millis(at)); err != nil {
+		`UPDATE sessions SET ended_at = $1 WHERE ended_at IS NULL AND ($2 = '' OR gateway IN ($2, ''))`,
+		millis(at), s.gateway); err != nil {
 		return 0, pgErr(err, "close open sessions")
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -547,8 +567,11 @@ func (s *Postgres) SettleSteps(ctx context.Context, outcome, message string) (_ 
 		return 0, err
 	}
 	// The literal matches the steps_running index (0004).
-	tag, err := s.pool.Exec(ctx, `UPDATE steps SET outcome = $1, message = $2 WHERE outcome = 'running'`,
-		outcome, message)
+	// Only the steps of this gateway's own tasks (see CloseOpen).
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE steps SET outcome = $1, message = $2 WHERE outcome = 'running'
+			AND ($3 = '' OR task_id IN (SELECT id FROM tasks WHERE gateway IN ($3, '')))`,
+		outcome, message, s.gateway)
 	if err != nil {
 		return 0, pgErr(err, "settle running steps")
 	}

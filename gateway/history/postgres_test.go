@@ -228,3 +228,61 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresGatewaysEndTheirOwn: two gateways on one database. A
+// gateway that starts again ends its own last run's open tasks, sessions
+// and running steps, and those from before gateways had ids, never the
+// other live gateway's.
+func TestPostgresGatewaysEndTheirOwn(t *testing.T) {
+	ctx := context.Background()
+	dbURL := pgtest.New(t)
+	open := func(gw string) *history.Postgres {
+		s, err := history.OpenPostgres(ctx, dbURL, history.OwnedBy(gw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	a, b := open("gw-a"), open("gw-b")
+	old := openPostgres(t, dbURL) // a store of no gateway: rows as before ids
+	defer old.Close()
+	now := time.UnixMilli(time.Now().UnixMilli())
+	for _, w := range []struct {
+		s  *history.Postgres
+		id string
+	}{{a, "a"}, {b, "b"}, {old, "old"}} {
+		must := func(err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		must(w.s.StartSession(ctx, history.Session{ID: "s-" + w.id, Transport: "stdio", StartedAt: now}))
+		must(w.s.StartTask(ctx, history.Task{ID: "t-" + w.id, SessionID: "s-" + w.id, Text: "task of " + w.id, StartedAt: now}))
+		must(w.s.AddStep(ctx, history.Step{ID: "p-" + w.id, TaskID: "t-" + w.id, Seq: 1, Tool: "phone_tap", Outcome: history.StepRunning, StartedAt: now}))
+	}
+	if n, err := b.SettleSteps(ctx, "uncertain", "the daemon stopped"); n != 2 || err != nil {
+		t.Errorf("b settles: %d, %v; want its own step and the one from before ids", n, err)
+	}
+	if n, err := b.CloseOpen(ctx, now.Add(time.Second), "daemon_restarted"); n != 2 || err != nil {
+		t.Errorf("b closes: %d, %v; want its own task and the one from before ids", n, err)
+	}
+	sum, steps, err := a.Task(ctx, "t-a")
+	if err != nil || !sum.EndedAt.IsZero() || len(steps) != 1 || steps[0].Outcome != history.StepRunning {
+		t.Fatalf("a's task after b started again: %+v %+v, %v; want it open, its step running", sum, steps, err)
+	}
+	if ss, err := a.Session(ctx, "s-a"); err != nil || !ss.EndedAt.IsZero() {
+		t.Fatalf("a's session after b started again: %+v, %v; want it open", ss, err)
+	}
+	for _, id := range []string{"b", "old"} {
+		sum, steps, err := a.Task(ctx, "t-"+id)
+		if err != nil || sum.EndedAt.IsZero() || len(steps) != 1 || steps[0].Outcome != "uncertain" {
+			t.Errorf("task %s after b started again: %+v %+v, %v; want it ended, its step uncertain", id, sum, steps, err)
+		}
+	}
+	// a store of no gateway, the only one, ends everything open.
+	if n, err := old.CloseOpen(ctx, now.Add(2*time.Second), "daemon_restarted"); n != 1 || err != nil {
+		t.Errorf("a store of no gateway closes: %d, %v; want a's task", n, err)
+	}
+}

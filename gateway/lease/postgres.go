@@ -88,6 +88,34 @@ func OpenPostgres(ctx context.Context, url string, cfg Config) (*Postgres, error
 // them.
 func (p *Postgres) Disconnect() { p.pool.Close() }
 
+// EndGateway ends the leases this gateway (Config.Gateway) holds, and
+// returns them. The daemon calls it when it starts, before any agent
+// connects: its last run's agents went with that run (as with a table in
+// memory, whose leases end with the daemon), while another live gateway's
+// leases stay. Without a Gateway it ends nothing.
+func (p *Postgres) EndGateway() ([]Lease, error) {
+	if p.cfg.Gateway == "" {
+		return nil, nil
+	}
+	var out []Lease
+	err := p.do(func(ctx context.Context, tx pgx.Tx) error {
+		devices, err := lockDevices(ctx, tx, `SELECT device FROM leases WHERE gateway = $1`, p.cfg.Gateway)
+		if err != nil || len(devices) == 0 {
+			return err
+		}
+		rows, err := tx.Query(ctx, `DELETE FROM leases WHERE device = ANY($1) AND gateway = $2 RETURNING `+leaseCols, devices, p.cfg.Gateway)
+		if err != nil {
+			return err
+		}
+		out, err = collectLeases(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ending the leases of this gateway's last run: %w", err)
+	}
+	return out, nil
+}
+
 // Shared reports that the table is shared by several gateways: its fences
 // go to the phones' hosts.
 func (p *Postgres) Shared() bool { return true }
@@ -128,7 +156,7 @@ func (p *Postgres) Take(l Lease) (Lease, error) {
 			return err
 		}
 		out = l.clone()
-		return insertLease(ctx, tx, l)
+		return insertLease(ctx, tx, l, p.cfg.Gateway)
 	})
 	if err != nil {
 		return Lease{}, err
@@ -504,8 +532,8 @@ func (p *Postgres) takeOver(ctx context.Context, tx pgx.Tx, h Holder, l *Lease) 
 	}
 	if _, err := tx.Exec(ctx, `
 		UPDATE leases SET session = $2, agent = $3, version = $4, resume_key = $5,
-			park_key = '', parked_until = NULL, fence = $6
-		WHERE device = $1`, l.Device, h.Session, h.Agent, h.Version, h.ResumeKey, fence); err != nil {
+			park_key = '', parked_until = NULL, fence = $6, gateway = $7
+		WHERE device = $1`, l.Device, h.Session, h.Agent, h.Version, h.ResumeKey, fence, p.cfg.Gateway); err != nil {
 		return false, err
 	}
 	p.cfg.Logger.Info("lease resumed by a new session of its agent", "device", l.Device, "task", l.TaskID,
@@ -626,17 +654,17 @@ func collectLeases(rows pgx.Rows) ([]Lease, error) {
 	return out, err
 }
 
-// insertLease writes l, for a phone with no lease.
-func insertLease(ctx context.Context, tx pgx.Tx, l Lease) error {
+// insertLease writes l, held by gateway, for a phone with no lease.
+func insertLease(ctx context.Context, tx pgx.Tx, l Lease, gateway string) error {
 	apps := l.Apps
 	if apps == nil {
 		apps = []string{}
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO leases (`+leaseCols+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		INSERT INTO leases (`+leaseCols+`, gateway)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		l.Device, l.Holder.Session, l.Holder.Agent, l.Holder.Version, l.Holder.ResumeKey,
-		l.TaskID, l.Task, apps, nanos(l.Since), nanos(l.LastUsed), l.ParkKey, nanos(l.ParkedUntil), l.Fence)
+		l.TaskID, l.Task, apps, nanos(l.Since), nanos(l.LastUsed), l.ParkKey, nanos(l.ParkedUntil), l.Fence, gateway)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,5 +289,52 @@ func TestPostgresBesideHistory(t *testing.T) {
 	}
 	if _, err := lease.OpenPostgres(ctx, dbURL, lease.Config{}); !errors.Is(err, history.ErrSchemaTooNew) {
 		t.Errorf("a lease schema from the future: got %v; want ErrSchemaTooNew", err)
+	}
+}
+
+// TestPostgresEndGateway: a gateway that starts again ends the leases its
+// last run held, and leaves another live gateway's.
+func TestPostgresEndGateway(t *testing.T) {
+	dbURL := pgtest.New(t)
+	open := func(gw string) *lease.Postgres {
+		return openPostgres(t, dbURL, lease.Config{Gateway: gw, Logger: testkit.Logger(t)})
+	}
+	a, b := open("gw-a"), open("gw-b")
+	take := func(p *lease.Postgres, device string) lease.Lease {
+		t.Helper()
+		l, err := p.Take(lease.Lease{Device: device, Holder: lease.Holder{Session: "s-" + device}, TaskID: "t-" + device, Task: "task", Since: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	take(a, "a1")
+	take(a, "a2")
+	take(b, "b1")
+	again := open("gw-a") // gw-a's daemon, started again
+	ended, err := again.EndGateway()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range ended {
+		got = append(got, l.Device)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("EndGateway ended %v; want gw-a's a1 and a2", got)
+	}
+	if _, ok := b.Get("b1"); !ok {
+		t.Fatal("gw-b's lease ended when gw-a started again")
+	}
+	if _, ok := b.Get("a1"); ok {
+		t.Fatal("gw-a's lease outlived its restart")
+	}
+	// The phone is free again, with a higher fence than before.
+	if l := take(b, "a1"); l.Fence < 2 {
+		t.Fatalf("a1 taken after gw-a's restart: fence %d; want above the first", l.Fence)
+	}
+	if ended, err := open("").EndGateway(); err != nil || len(ended) != 0 {
+		t.Fatalf("a table of no gateway ended %v, %v; want nothing", ended, err)
 	}
 }

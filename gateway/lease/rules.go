@@ -23,6 +23,10 @@ type Config struct {
 	// Logger hears of leases taken over by a new session; nil is
 	// slog.Default().
 	Logger *slog.Logger
+	// Gateway names this gateway in a table several share (Postgres): the
+	// leases it takes carry it, and EndGateway ends them when the gateway
+	// starts again. home's Dirs.GatewayID gives it.
+	Gateway string
 }
 
 // WithDefaults returns c with the defaults set where it has none.
