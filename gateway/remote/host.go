@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -156,12 +158,24 @@ func serveOnce(ctx context.Context, addr string, tlsConf *tls.Config, svc pb.Dri
 		return true, err
 	default:
 		if rerr := rc.readErr(); rerr != nil {
-			err = rerr // the gateway's refusal, read as a TLS alert
+			err = refusalError(rerr) // the gateway's refusal, read as a TLS alert
 		} else if err == nil || errors.Is(err, net.ErrClosed) {
 			err = errors.New("the gateway closed the connection before serving it")
 		}
 		return false, err
 	}
+}
+
+// refusalError tells the person what to do when the gateway refused the
+// host's certificate (a TLS alert about it: another CA's, expired,
+// revoked): dialling again will not help, pairing again does.
+func refusalError(err error) error {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Op != "remote error" || !strings.Contains(oe.Err.Error(), "certificate") {
+		return err
+	}
+	return fmt.Errorf("the gateway refused this host's certificate (%w): it was revoked, has expired, or another gateway issued it; "+
+		"pair again: `pinky hosts add NAME` on the gateway, then `pinky host --gateway ADDR --pair CODE` here", err)
 }
 
 // readConn closes first when a Read first returns data, and keeps the first

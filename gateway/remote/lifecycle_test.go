@@ -21,7 +21,7 @@ func TestRevokeClosesLink(t *testing.T) {
 	var g *gateway
 	a := openAuthority(t, func(name string) { g.Close(name) })
 	g = startGateway(t, a)
-	serveHost(t, g.Addr().String(), pair(t, a, "closet"), simtest.New(t))
+	logs := serveHost(t, g.Addr().String(), pair(t, a, "closet"), simtest.New(t))
 	h := g.next(t)
 	if err := a.Revoke("closet"); err != nil {
 		t.Fatal(err)
@@ -33,6 +33,8 @@ func TestRevokeClosesLink(t *testing.T) {
 		t.Fatalf("Info after the revocation: %v; want ErrDriverGone", err)
 	}
 	g.logs.wait(t, "host refused", "revoked")
+	// The host says what the person can do about it.
+	logs.wait(t, "link down", "refused this host's certificate", "pair again")
 	select {
 	case h := <-g.hosts:
 		t.Fatalf("gateway handed out %q after its revocation", h.Name)
