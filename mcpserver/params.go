@@ -6,8 +6,10 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/agent"
 )
 
-// devicePattern is a device id as the driver contract defines it.
-const devicePattern = `^[A-Za-z0-9._:-]{1,128}$`
+// devicePattern is a device id as the driver contract defines it, or, for
+// a phone host's device whose id another driver listed first, that id
+// qualified by the host's name (NAME/ID, the name as pki allows it).
+const devicePattern = `^([A-Za-z0-9][A-Za-z0-9._-]{0,62}/)?[A-Za-z0-9._:-]{1,128}$`
 
 // onDevice is the argument of every tool that works on one leased phone.
 type onDevice struct {

@@ -68,7 +68,7 @@ func TestUnlistedBoundsAreChecked(t *testing.T) {
 				refuse("a string shorter than", strings.Repeat("a", p.minLen-1))
 			}
 			if p.pattern != nil {
-				refuse("a string off the pattern", "a/b")
+				refuse("a string off the pattern", "a b")
 			}
 		case p.typ == "integer":
 			if p.max != nil {

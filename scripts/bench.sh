@@ -23,6 +23,7 @@ run -bench FanOut -benchtime 100000x ./gateway/stream/
 run -bench Latency -benchtime 2000x ./gateway/stream/
 run -bench 'Remux|StreamMemory' -benchtime 300x ./gateway/recording/fmp4/
 run -bench ConsoleMirror -benchtime 20x ./cli/
+run -bench Farm -benchtime 1x ./cli/
 run -bench 'Tap|ReadScreen|ReadDump' -benchtime 50x ./drivers/android/
 run -bench 'PhoneProfile' -benchtime 5x ./drivers/android/
 run -bench 'OneRead' -benchtime 1x ./gateway/agent/
@@ -110,6 +111,31 @@ printf '  recording remux (1080x2400 worst case, 60 fps, a 3.9 MB key frame a se
 printf '  recording memory per active stream (a second of that stream pending): %s KiB\n' "$(metric BenchmarkStreamMemory-2 KiB-heap/stream)"
 printf '  console: a screen change to the changed picture in Chromium: median %s ms, p95 %s ms (the tap itself %s ms; the virtual phone polls its screen every 100 ms)\n' \
   "$(metric BenchmarkConsoleMirror-2 ms-p50)" "$(metric BenchmarkConsoleMirror-2 ms-p95)" "$(metric BenchmarkConsoleMirror-2 ms-act)"
+echo
+echo "Phone farm: one agent per phone, all acting at once, through pinky mcp (no target):"
+# over A B: A / B, or - when either is missing.
+over() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.2f", a / b }'; }
+# farm NAME UNIT: BenchmarkFarm/NAME's UNIT, - when it has none.
+farm() { v=$(metric "BenchmarkFarm/$1-2" "$2"); echo "${v:--}"; }
+# cpu NAME: the CPU time per action of the gateway, the hosts and the drivers together.
+cpu() { awk -v g="$(metric "BenchmarkFarm/$1-2" gateway-cpu-ms/action)" -v h="$(metric "BenchmarkFarm/$1-2" hosts-cpu-ms/action)" \
+  -v d="$(metric "BenchmarkFarm/$1-2" drivers-cpu-ms/action)" 'BEGIN { if (g != "") printf "%.2f", g + h + d }'; }
+for s in local-1x10 hosts-1x10 hosts-2x10 hosts-2x10-postgres; do
+  printf '  %-20s %s agents on %s phones: %s actions/s; one action: median %s ms, p95 %s ms (load average %s)\n' "$s" \
+    "$(farm "$s" agents | awk '{ printf "%g", $1 }')" "$(farm "$s" phones | awk '{ printf "%g", $1 }')" "$(farm "$s" actions/s)" \
+    "$(farm "$s" ms-p50)" "$(farm "$s" ms-p95)" "$(farm "$s" load-1m)"
+  printf '  %-20s CPU per action: gateway %s ms, hosts %s ms, drivers %s ms\n' "" \
+    "$(farm "$s" gateway-cpu-ms/action)" "$(farm "$s" hosts-cpu-ms/action)" "$(farm "$s" drivers-cpu-ms/action)"
+done
+printf '  what the link costs, 1 host / local at 10 agents: median %sx, p95 %sx, actions/s %sx, CPU per action %sx\n' \
+  "$(over "$(metric BenchmarkFarm/hosts-1x10-2 ms-p50)" "$(metric BenchmarkFarm/local-1x10-2 ms-p50)")" \
+  "$(over "$(metric BenchmarkFarm/hosts-1x10-2 ms-p95)" "$(metric BenchmarkFarm/local-1x10-2 ms-p95)")" \
+  "$(over "$(metric BenchmarkFarm/hosts-1x10-2 actions/s)" "$(metric BenchmarkFarm/local-1x10-2 actions/s)")" \
+  "$(over "$(cpu hosts-1x10)" "$(cpu local-1x10)")"
+printf '  2 hosts, 20 agents / local, 10 agents: median %sx, actions/s %sx; the run had %s hosts per gateway, %s phones per host (what was run, not a limit)\n' \
+  "$(over "$(metric BenchmarkFarm/hosts-2x10-2 ms-p50)" "$(metric BenchmarkFarm/local-1x10-2 ms-p50)")" \
+  "$(over "$(metric BenchmarkFarm/hosts-2x10-2 actions/s)" "$(metric BenchmarkFarm/local-1x10-2 actions/s)")" \
+  "$(farm hosts-2x10 hosts/gateway | awk '{ printf "%g", $1 }')" "$(farm hosts-2x10 phones/host | awk '{ printf "%g", $1 }')"
 echo
 echo "Android driver, through a private Debian adb server on the virtual phone's adb face:"
 awk -v r="$(metric BenchmarkTap-2 shell/scrcpy-return)" 'BEGIN { if (r == "") print "  tap: (not measured)"; else printf "  %-48s %10.4g x     target at least 20x: %s\n", "tap: adb shell input / scrcpy, call to return", r, (r >= 20 ? "ok" : "UNDER") }'
