@@ -47,6 +47,11 @@ func NewHTTPHandler(sessions Sessions, opts Options) *HTTPHandler {
 		server.WithStateful(true),
 		server.WithSessionIdleTTL(idleTimeout),
 		server.WithStreamableHTTPLogger(opts.logger()),
+		// Every message on an SSE stream gets an event id and is kept a
+		// while, so a client whose stream dropped (in the middle of an
+		// approval wait, say) resumes it with Last-Event-ID and gets the
+		// progress and the result it missed.
+		server.WithEventStore(newEventStore(DefaultEventKeep, DefaultEventSessionBytes, DefaultEventTotalBytes)),
 		server.WithStreamableHTTPProtocolVersions(
 			mcp.ProtocolVersion20251125,
 			mcp.ProtocolVersion20250618,

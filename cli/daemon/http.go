@@ -6,7 +6,6 @@ package daemon
 // agent for a grace period when a session ends.
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -14,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -275,16 +273,21 @@ type httpConfig struct {
 	// as bound: a browser's Origin naming one of them (or a loopback name
 	// with its port) is the daemon's own. See originAllowed.
 	Addrs []string
+	// Base ends every call when it ends (the daemon stops); nil means
+	// never. A call does not end with its client's connection.
+	Base context.Context
 }
 
 // httpMCP is the daemon's HTTP handler: the Origin and token checks, then
 // MCP at MCPPath.
 type httpMCP struct {
-	auth     *tokenAuth
-	sessions *httpSessions
-	mcp      *mcpserver.HTTPHandler
-	mux      *http.ServeMux
-	origins  map[string]bool // host:port of the origins allowed
+	auth        *tokenAuth
+	sessions    *httpSessions
+	sessionless *sessionless
+	mcp         *mcpserver.HTTPHandler
+	mux         *http.ServeMux
+	origins     map[string]bool // host:port of the origins allowed
+	base        context.Context // the daemon's: a call ends with it
 }
 
 func newHTTPMCP(cfg httpConfig) *httpMCP {
@@ -297,16 +300,26 @@ func newHTTPMCP(cfg httpConfig) *httpMCP {
 		grace = DefaultResumeGrace
 	}
 	sessions := &httpSessions{agents: cfg.Agents, grace: grace, log: log, byID: map[string]*agent.Session{}, uploads: newUploadLinks()}
+	base := cfg.Base
+	if base == nil {
+		base = context.Background()
+	}
 	h := &httpMCP{
 		auth:     &tokenAuth{path: cfg.TokenPath, log: log},
 		sessions: sessions,
-		mcp: mcpserver.NewHTTPHandler(sessions, mcpserver.Options{
-			Version: Version, Logger: log, HTTPIdleTimeout: cfg.IdleTimeout,
-			OnInitialize: sessions.initialized, OnSessionClosed: sessions.closed,
-		}),
-		mux:     http.NewServeMux(),
-		origins: allowedOrigins(cfg.Addrs),
+		mux:      http.NewServeMux(),
+		origins:  allowedOrigins(cfg.Addrs),
+		base:     base,
 	}
+	h.sessionless = newSessionless(http.HandlerFunc(h.serve), sessions)
+	h.mcp = mcpserver.NewHTTPHandler(sessions, mcpserver.Options{
+		Version: Version, Logger: log, HTTPIdleTimeout: cfg.IdleTimeout,
+		OnInitialize: sessions.initialized,
+		OnSessionClosed: func(id string) {
+			sessions.closed(id)
+			h.sessionless.forget(id)
+		},
+	})
 	h.mux.Handle(MCPPath, http.HandlerFunc(h.serveMCP))
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "not_found", "MCP is served at "+MCPPath)
@@ -343,10 +356,30 @@ func (h *httpMCP) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if refuseSessionless(w, r) {
-		return
+	if r.Header.Get("Mcp-Session-Id") == "" {
+		if h.sessionless.serveHTTP(w, r) {
+			return
+		}
+	} else {
+		h.sessionless.claim(r.Header.Get("Mcp-Session-Id"))
 	}
-	h.mcp.ServeHTTP(w, r.WithContext(withUploadBase(r.Context(), r)))
+	h.serve(w, r)
+}
+
+// serve hands a request to MCP. A POST's call goes on when its client's
+// connection drops (a stream cut in the middle of an approval wait): its
+// progress and result are kept, for the client to resume the stream with
+// Last-Event-ID (mcpserver's event store). It still ends when the daemon
+// stops.
+func (h *httpMCP) serve(w http.ResponseWriter, r *http.Request) {
+	ctx := withUploadBase(r.Context(), r)
+	if r.Method == http.MethodPost {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		defer context.AfterFunc(h.base, cancel)()
+	}
+	h.mcp.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // Close ends every MCP session and its leases: the daemon is stopping, so
@@ -356,57 +389,6 @@ func (h *httpMCP) Close(ctx context.Context) error {
 	err := h.mcp.Close(ctx)
 	h.sessions.closeAll()
 	return err
-}
-
-// maxSessionlessBody caps what is read of a request without a session to
-// see whether it is initialize.
-const maxSessionlessBody = 1 << 20
-
-// refuseSessionless answers 400 to a request without an Mcp-Session-Id
-// other than initialize, and reports whether it did. Leases belong to
-// sessions, so Pinky serves MCP only with them (protocol versions up to
-// 2025-11-25). mcp-go would answer 404, which tells a client its session
-// expired; 400 is what the Streamable HTTP transport prescribes for a
-// missing session id, with a sentence that says what to do.
-func refuseSessionless(w http.ResponseWriter, r *http.Request) bool {
-	if r.Header.Get("Mcp-Session-Id") != "" {
-		return false
-	}
-	const advice = "Pinky serves MCP over HTTP with sessions (protocol versions 2025-03-26 to 2025-11-25): " +
-		"send initialize first, then the Mcp-Session-Id header it returns with every request. " +
-		"A new session of the same agent (same clientInfo name and version) takes over the leases of its last one for a grace period."
-	switch r.Method {
-	case http.MethodGet, http.MethodDelete:
-		writeJSONError(w, http.StatusBadRequest, "session_required", advice)
-		return true
-	case http.MethodPost:
-	default:
-		return false
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxSessionlessBody+1))
-	if err != nil {
-		writeJSONError(w, http.StatusBadRequest, "bad_request", "could not read the request body")
-		return true
-	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if len(body) <= maxSessionlessBody && json.Unmarshal(body, &msg) == nil && msg.Method == "initialize" {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		return false
-	}
-	id := msg.ID
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusBadRequest)
-	json.NewEncoder(w).Encode(map[string]any{ //nolint:errcheck // the client went away
-		"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": -32600, "message": advice}, // -32600: invalid request
-	})
-	return true
 }
 
 // httpSessions is mcpserver.Sessions over HTTP: one agent session per MCP
@@ -505,6 +487,20 @@ func (h *httpSessions) open(ctx context.Context, id string, c agent.Client) (*ag
 	return s, nil
 }
 
+// resume hands the agent session of MCP session id the leases its agent's
+// last session left parked, as a new session's initialize does.
+func (h *httpSessions) resume(id string) {
+	h.mu.Lock()
+	s := h.byID[id]
+	h.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if n := s.Resume(); n > 0 {
+		h.log.Info("agent's leases moved to its newest session", "agent", s.Client().Name, "session", s.ID(), "transport", "http", "resumed_leases", n)
+	}
+}
+
 // closed is mcpserver's OnSessionClosed.
 func (h *httpSessions) closed(id string) {
 	h.mu.Lock()
@@ -552,7 +548,7 @@ func (g *Gateway) startHTTP(ctx context.Context) (stop func(), err error) {
 		return nil, fmt.Errorf("MCP over HTTP: %w", err)
 	}
 	h := newHTTPMCP(httpConfig{Agents: g.agents, TokenPath: g.cfg.Dirs.Token(), Grace: g.cfg.HTTPResumeGrace, Logger: g.log,
-		Addrs: []string{g.cfg.HTTPAddr, lis.Addr().String()}})
+		Addrs: []string{g.cfg.HTTPAddr, lis.Addr().String()}, Base: ctx})
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: httpReadHeaderTimeout,

@@ -304,48 +304,6 @@ func TestHTTPTokenRotation(t *testing.T) {
 	}
 }
 
-// Requests without a session id are refused with a sentence, except
-// initialize, which starts one.
-func TestHTTPSessionless(t *testing.T) {
-	f := newHTTPFixture(t, time.Minute)
-	auth := "Bearer " + f.token
-	resp := post(t, f.url, auth, "", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"phone_list"}}`)
-	var rpc struct {
-		ID    int
-		Error struct {
-			Code    int
-			Message string
-		}
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&rpc); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusBadRequest || rpc.ID != 7 || rpc.Error.Code != -32600 || !strings.Contains(rpc.Error.Message, "initialize") {
-		t.Errorf("tools/call without a session: got HTTP %d %+v; want 400 with an error that says to initialize", resp.StatusCode, rpc)
-	}
-	req, _ := http.NewRequest("GET", f.url, nil)
-	req.Header.Set("Authorization", auth)
-	req.Header.Set("Accept", "text/event-stream")
-	gresp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gresp.Body.Close()
-	if gresp.StatusCode != http.StatusBadRequest {
-		t.Errorf("GET without a session: got HTTP %d; want 400", gresp.StatusCode)
-	}
-	resp = post(t, f.url, auth, "", initializeBody)
-	sid := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || sid == "" {
-		t.Fatalf("initialize: got HTTP %d, session %q", resp.StatusCode, sid)
-	}
-	resp = post(t, f.url, auth, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"phone_list","arguments":{}}}`)
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "sim-android-1") {
-		t.Errorf("phone_list in the session: got HTTP %d %s", resp.StatusCode, b)
-	}
-}
-
 // An MCP session over HTTP is an agent session named by its clientInfo,
 // and two agents contend for a phone as over stdio.
 func TestHTTPSessionsAndContention(t *testing.T) {
