@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pinky-gateway/pinky/cli/daemon"
+	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
 	"github.com/pinky-gateway/pinky/gateway/driverhost"
@@ -155,7 +156,7 @@ Logs go to stderr. Stop it with Ctrl-C, SIGTERM or ` + "`pinky stop-daemon`" + `
 	cmd.Flags().StringArrayVar(&disable, "disable-driver", nil, "do not start this driver (repeatable)")
 	cmd.Flags().StringArrayVar(&driverEnv, "driver-env", nil, "NAME:KEY=VALUE, more environment for a driver (repeatable), e.g. android:SCRCPY_SERVER_PATH=/opt/scrcpy-server")
 	cmd.Flags().StringVar(&level, "log-level", "info", "debug, info, warn or error")
-	cmd.Flags().DurationVar(&approvalWait, "approval-wait", 45*time.Second, "how long an agent's call waits for your approval before it answers approval_pending")
+	cmd.Flags().DurationVar(&approvalWait, "approval-wait", agent.MaxApprovalWait, fmt.Sprintf("how long an agent's call waits for your approval before it answers approval_pending (at most %s, which a longer value is cut to: some agent hosts end a tool call at 60 s)", agent.MaxApprovalWait))
 	cmd.Flags().DurationVar(&approvalTTL, "approval-ttl", approval.DefaultTTL, "how long an approval stays open before it expires (a deny)")
 	cmd.Flags().DurationVar(&leaseIdle, "lease-idle", lease.DefaultIdleTimeout, "how long an agent's lease of a phone holds with no call before it ends (give gateways on one database the same)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve MCP over HTTP at `HOST:PORT`, path /mcp, with the bearer token of `pinky token` (port 0: any free port)")

@@ -60,8 +60,13 @@ func Docs() string {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", c.code, c.doc)
 	}
 	b.WriteString("\nLimits: the arguments of one call are at most 64 KiB (phone_upload: its file, up to 10 MiB, in base64; over HTTP, phone_upload_link takes files up to 100 MiB in one PUT to a one-time link), typed text at most 4096 characters, ")
-	b.WriteString("waits at most 60 000 ms, presses and swipes at most 10 000 ms. Calls that wait send `notifications/progress` when the request has a progress token, ")
-	b.WriteString("and stop when the client cancels them.\n")
+	b.WriteString("waits at most 50 000 ms, presses and swipes at most 10 000 ms. Calls that wait send `notifications/progress` when the request has a progress token, ")
+	b.WriteString("and stop when the client cancels them.\n\n")
+	fmt.Fprintf(&b, "No call waits longer than %s, because some hosts end a tool call at 60 s whatever they are told. ", agent.MaxWait)
+	b.WriteString("`phone_wait_for` then answers `timeout`; `phone_ask_person` answers, as a result and not an error, that the person still has the phone ")
+	b.WriteString("(structured content `with_person: true`): call it again to keep waiting, or observe later. ")
+	fmt.Fprintf(&b, "An action waiting for the person's approval, and `phone_approval`, answer `approval_pending` after at most %s: call `phone_approval` again. ", agent.MaxApprovalWait)
+	b.WriteString("Progress comes every few seconds while they wait.\n")
 
 	for _, t := range AllTools() {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.Def.Name)

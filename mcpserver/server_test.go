@@ -205,7 +205,7 @@ func TestNoProgressTokenNoProgress(t *testing.T) {
 func TestClientCancellationCancelsSession(t *testing.T) {
 	for tool, args := range map[string]map[string]any{
 		"phone_ask_person": {"device": "sim-android-1", "message": "Please sign in."},
-		"phone_wait_for":   {"device": "sim-android-1", "text": "Sent", "timeout_ms": 60000},
+		"phone_wait_for":   {"device": "sim-android-1", "text": "Sent", "timeout_ms": 50000},
 		"phone_approval":   {"id": "ap_1"},
 	} {
 		t.Run(tool, func(t *testing.T) {

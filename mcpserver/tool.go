@@ -21,7 +21,7 @@ const (
 	maxArgsBytes   = 64 << 10
 	maxUploadBytes = 10 << 20
 	maxTypedText   = 4096
-	maxWaitMillis  = 60_000
+	maxWaitMillis  = 50_000 // agent.MaxWait
 	maxPressMillis = 10_000
 )
 

@@ -50,7 +50,7 @@ func PhoneWaitFor() Tool {
 		name:  agent.ToolWaitFor,
 		title: "Wait for something on the screen",
 		desc: "Wait until a text or an element (ref) appears on the screen, or with gone until it disappears, " +
-			"e.g. a \"Sent\" label or a loading spinner. Returns what changed, or answers timeout. " +
+			"e.g. a \"Sent\" label or a loading spinner. Returns what changed, or answers timeout (at most 50 s a call). " +
 			"Prefer this to reading the screen again and again.",
 		readOnly:   true,
 		idempotent: true,
@@ -95,7 +95,7 @@ func PhoneAskPerson() Tool {
 		title: "Ask the person to do something on the phone",
 		desc: "Hand the phone to the person with a message and wait until they hand it back, then read the whole screen. " +
 			"Use it for what you must not or cannot do: sign in, enter a password or one-time code, solve a CAPTCHA, " +
-			"grant a permission, or choose for them. This can take minutes.",
+			"grant a permission, or choose for them. A call waits at most 50 s: if they still have the phone then, the result says so; call again to keep waiting.",
 		output:    observationOutput(),
 		codes:     append(append([]agent.Code{}, readCodes...), agent.CodeTimeout),
 		openWorld: true,
@@ -103,6 +103,11 @@ func PhoneAskPerson() Tool {
 		obs, err := c.sess.AskPerson(ctx, a.Device, a.Message, c.progress)
 		if err != nil {
 			return nil, err
+		}
+		if obs.WithPerson {
+			// No screen was read: a header for the person's phone, and the
+			// sentence that says how to go on.
+			return textResult(obs.Device+" · with the person\n"+obs.Text, obs), nil
 		}
 		return observationResult(obs), nil
 	})
@@ -121,6 +126,7 @@ func PhoneApproval() Tool {
 		title: "Wait for the person's approval",
 		desc: "When an action answers approval_pending, call this with its id (do not repeat the action): " +
 			"it waits for the person's decision and, if they approve, returns what the action changed. " +
+			"Each call waits at most 45 s; on approval_pending, call it again. " +
 			"If they refuse, do not try the action another way; ask or stop.",
 		destructive: true,
 		openWorld:   true,

@@ -195,19 +195,23 @@ func (s *Session) check(tk *task, view *screen.View, a Action, t aim) Check {
 		Key: t.start.key, EndKey: t.end.key, Focused: t.focused}
 }
 
-// waitApproval waits up to approvalWait for the person, with progress.
+// waitApproval waits up to Config.ApprovalWait for the person to decide
+// card id, reporting progress every Config.ProgressEvery, and returns the
+// card as it is then (still pending when the wait ran out).
 func (s *Session) waitApproval(ctx context.Context, id string, progress Progress) (approval.Card, error) {
+	cfg := s.m.cfg
 	start := time.Now()
 	for {
-		c, err := s.m.cfg.Approvals.Wait(ctx, id, min(5*time.Second, s.m.cfg.ApprovalWait))
+		left := cfg.ApprovalWait - time.Since(start)
+		c, err := cfg.Approvals.Wait(ctx, id, max(min(cfg.ProgressEvery, left), 0))
 		if err != nil {
 			return c, Errorf(CodeApprovalPending, "the wait was cancelled; approval_id %s is still open: wait with phone_approval", id)
 		}
-		if c.Status != approval.Pending || time.Since(start) >= s.m.cfg.ApprovalWait {
+		if c.Status != approval.Pending || time.Since(start) >= cfg.ApprovalWait {
 			return c, nil
 		}
 		if progress != nil {
-			progress(time.Since(start).Seconds(), s.m.cfg.ApprovalWait.Seconds(), "waiting for the person to approve")
+			progress(time.Since(start).Seconds(), cfg.ApprovalWait.Seconds(), "waiting for the person to approve")
 		}
 	}
 }
@@ -264,7 +268,9 @@ type waitingCall struct {
 }
 
 // Approval waits on a pending approval of this session and, once the
-// person allows it, runs the action it was opened for.
+// person allows it, runs the action it was opened for. It waits as long as
+// an acting call does (Config.ApprovalWait), then answers approval_pending
+// again: the agent calls it again to wait on.
 func (s *Session) Approval(ctx context.Context, id string, progress Progress) (*Observation, error) {
 	book := s.m.cfg.Approvals
 	if book == nil {
@@ -282,18 +288,12 @@ func (s *Session) Approval(ctx context.Context, id string, progress Progress) (*
 	if !ok {
 		return nil, Errorf(CodeNotFound, "approval %q is not waiting for this session", id)
 	}
-	start := time.Now()
-	for {
-		c, err := book.Wait(ctx, id, 5*time.Second)
-		if err != nil {
-			return nil, Errorf(CodeApprovalPending, "the wait was cancelled; approval_id %s is still open", id)
-		}
-		if c.Status != approval.Pending {
-			break
-		}
-		if progress != nil {
-			progress(time.Since(start).Seconds(), 0, "waiting for the person to approve")
-		}
+	c, err := s.waitApproval(ctx, id, progress)
+	if err != nil {
+		return nil, Errorf(CodeApprovalPending, "the wait was cancelled; approval_id %s is still open", id)
+	}
+	if c.Status == approval.Pending {
+		return nil, Errorf(CodeApprovalPending, "the person has not decided within %s; approval_id %s is still open. Call phone_approval (id %s) again to keep waiting; do not do the action another way", s.m.cfg.ApprovalWait, id, id)
 	}
 	s.m.mu.Lock()
 	delete(s.waiting, id)

@@ -55,9 +55,17 @@ type Config struct {
 	Guard Guard
 	// Approvals holds what the guard asks the person; nil denies what it asks.
 	Approvals *approval.Book
-	// ApprovalWait is how long an acting call waits for the person before it
-	// answers approval_pending (default 45 s).
+	// ApprovalWait is how long an acting call, or phone_approval, waits for
+	// the person before it answers approval_pending (default and at most
+	// MaxApprovalWait, and never above WaitCap).
 	ApprovalWait time.Duration
+	// WaitCap bounds the other waits of one call: phone_wait_for's timeout
+	// and phone_ask_person's wait for the hand-back (default and at most
+	// MaxWait). A call that reaches it answers how to go on.
+	WaitCap time.Duration
+	// ProgressEvery is how often a call that waits reports its progress
+	// (default 5 s).
+	ProgressEvery time.Duration
 	// Events receives leases and steps for the person's event stream; nil drops them.
 	Events *events.Log
 	Logger *slog.Logger
@@ -78,11 +86,21 @@ func (c Config) withDefaults() Config {
 	if c.SettleCap <= 0 {
 		c.SettleCap = 3 * time.Second
 	}
-	if c.ApprovalWait <= 0 {
-		c.ApprovalWait = 45 * time.Second
-	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.WaitCap <= 0 || c.WaitCap > MaxWait {
+		c.WaitCap = MaxWait
+	}
+	if c.ApprovalWait > MaxApprovalWait {
+		c.Logger.Warn("the approval wait is cut: some agent hosts end a tool call at 60 s", "asked", c.ApprovalWait, "wait", MaxApprovalWait)
+	}
+	if c.ApprovalWait <= 0 {
+		c.ApprovalWait = MaxApprovalWait
+	}
+	c.ApprovalWait = min(c.ApprovalWait, MaxApprovalWait, c.WaitCap)
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = defaultProgressEvery
 	}
 	if c.Leases == nil {
 		c.Leases = lease.NewMemory(lease.Config{IdleTimeout: c.IdleTimeout, OfflineGrace: c.OfflineGrace, Logger: c.Logger})
@@ -158,6 +176,10 @@ type task struct {
 	grid     *marks.Grid  // the marks shown with the last read, nil when none (grid.go)
 	// calls ends the driver calls made for the lease when it ends (calls.go).
 	calls leaseCalls
+	// hand is the hand-off to the person that the task's phone_ask_person
+	// made, while the person may still have the phone by it (person.go);
+	// nil when none. Guarded by Manager.mu.
+	hand chan struct{}
 	// fence is the lease's fencing token as the table gave it last (Take,
 	// Use); the calls that act on the phone carry it to the phone's host
 	// when the table is shared (calls.go). Guarded by Manager.mu.
@@ -248,6 +270,7 @@ func (m *Manager) endTask(l lease.Lease, outcome lease.Outcome) {
 	display := 0
 	if tk != nil {
 		display = tk.display
+		m.takeBackLocked(tk)
 	}
 	m.mu.Unlock()
 	if tk != nil {

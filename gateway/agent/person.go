@@ -81,6 +81,37 @@ func (m *Manager) TakeOver(device string) error {
 	return nil
 }
 
+// giveToPerson hands tk's phone to the person for phone_ask_person, and
+// returns the channel that closes when they hand it back (or the person
+// stops the agent). When the person has the phone already (an earlier
+// phone_ask_person that answered at its cap, or a take-over), the wait
+// goes on on that hand-off, and fresh is false.
+//
+// A hand-off made here ends with tk at the latest (endTask): nobody would
+// be left to hand the phone back to, and the person's clients show who has
+// a phone by its lease.
+func (m *Manager) giveToPerson(tk *task) (back <-chan struct{}, fresh bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ch, ok := m.withHand[tk.device]; ok {
+		return ch, false
+	}
+	ch := make(chan struct{})
+	m.withHand[tk.device] = ch
+	tk.hand = ch
+	return ch, true
+}
+
+// takeBackLocked ends the hand-off that tk's phone_ask_person made, if the
+// person still has the phone by it. m.mu is held.
+func (m *Manager) takeBackLocked(tk *task) {
+	if ch, ok := m.withHand[tk.device]; ok && tk.hand != nil && ch == tk.hand {
+		close(ch)
+		delete(m.withHand, tk.device)
+	}
+	tk.hand = nil
+}
+
 // personHas reports whether the person has the phone in hand (taken over,
 // or given by phone_ask_person), as an error for an acting call.
 func (m *Manager) personHas(device string) error {

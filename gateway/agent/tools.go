@@ -11,9 +11,6 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/secrets"
 )
 
-// maxWait caps phone_wait_for.
-const maxWait = 60 * time.Second
-
 // Apps lists the apps the agent may launch: all of them, or the task's list.
 func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 	args := map[string]any{"device": device}
@@ -51,7 +48,9 @@ func inList(list []string, id, label string) bool {
 }
 
 // WaitFor reads the screen until a text or ref shows (or goes), up to a
-// capped timeout, with progress.
+// timeout capped at Config.WaitCap, with progress. A read still running at
+// the deadline is cut soon after it (readGrace), so that the call answers
+// timeout before the agent's host gives up on it.
 func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, progress Progress) (*Observation, error) {
 	args := map[string]any{"device": device, "text": req.Text, "ref": req.Ref, "gone": req.Gone, "timeout_ms": req.Timeout.Milliseconds()}
 	c, err := s.begin(ctx, device, ToolWaitFor, args, progress)
@@ -61,11 +60,25 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 	if (req.Text == "") == (req.Ref == 0) {
 		return nil, c.fail(ctx, Errorf(CodeInvalidArgument, "give either text or ref"))
 	}
-	timeout := min(max(req.Timeout, time.Second), maxWait)
-	deadline := time.Now().Add(timeout)
+	timeout := min(max(req.Timeout, time.Second), s.m.cfg.WaitCap)
+	deadline := c.started.Add(timeout)
+	rctx, cancel := context.WithDeadline(ctx, deadline.Add(readGrace))
+	defer cancel()
+	what := fmt.Sprintf("%q", req.Text)
+	if req.Ref != 0 {
+		what = fmt.Sprintf("[%d]", req.Ref)
+	}
+	verb := "did not show"
+	if req.Gone {
+		verb = "is still there"
+	}
+	late := Errorf(CodeTimeout, "%s %s within %s; observe to see the screen, then wait again or act", what, verb, timeout)
 	for {
-		v, err := c.read(ctx)
+		v, err := c.read(rctx)
 		if err != nil {
+			if ctx.Err() == nil && rctx.Err() != nil {
+				return nil, c.fail(ctx, late) // the read ran past the deadline
+			}
 			return nil, c.fail(ctx, err)
 		}
 		var found bool
@@ -83,22 +96,13 @@ func (s *Session) WaitFor(ctx context.Context, device string, req WaitRequest, p
 			return obs, nil
 		}
 		if time.Now().After(deadline) {
-			what := fmt.Sprintf("%q", req.Text)
-			if req.Ref != 0 {
-				what = fmt.Sprintf("[%d]", req.Ref)
-			}
-			verb := "did not show"
-			if req.Gone {
-				verb = "is still there"
-			}
-			err := Errorf(CodeTimeout, "%s %s within %s; observe to see the screen, then wait again or act", what, verb, timeout)
-			return nil, c.fail(ctx, err)
+			return nil, c.fail(ctx, late)
 		}
 		c.report(time.Since(c.started).Seconds(), timeout.Seconds(), "waiting")
 		select {
 		case <-ctx.Done():
 			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait was cancelled"))
-		case <-time.After(250 * time.Millisecond):
+		case <-time.After(min(250*time.Millisecond, time.Until(deadline)+time.Millisecond)):
 		}
 	}
 }
@@ -130,7 +134,13 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 }
 
 // AskPerson hands the phone to the person and waits until they hand it
-// back (pinky hand-back DEVICE), then returns the whole screen.
+// back (pinky hand-back DEVICE), then returns the whole screen. It waits at
+// most Config.WaitCap: then it answers, as a result and not a failure, that
+// the person still has the phone (Observation.WithPerson). The phone stays
+// with the person until they hand it back, the person stops the agent or
+// the task ends; calling AskPerson again waits on for the same hand-back,
+// as it does when the person took the phone over. A cancelled wait leaves
+// the phone with the person too: they may be halfway through.
 func (s *Session) AskPerson(ctx context.Context, device, message string, progress Progress) (*Observation, error) {
 	args := map[string]any{"device": device, "message": message}
 	c, err := s.held(time.Now(), device, ToolAskPerson, args)
@@ -142,34 +152,43 @@ func (s *Session) AskPerson(ctx context.Context, device, message string, progres
 		return nil, c.fail(ctx, Errorf(CodeInvalidArgument, "message is required: tell the person what you need them to do"))
 	}
 	m := s.m
-	back := make(chan struct{})
-	m.mu.Lock()
-	m.withHand[device] = back
-	m.mu.Unlock()
-	m.cfg.Watcher.ScreenHidden(device, "an agent asked for the person")
-	defer m.cfg.Watcher.ScreenHidden(device, "the person handed the phone back")
-	m.log.Warn("an agent asks for the person", "device", device, "agent", s.client.Name, "message", message)
-	defer func() {
-		m.mu.Lock()
-		if m.withHand[device] == back {
-			delete(m.withHand, device)
+	back, fresh := m.giveToPerson(l)
+	if fresh {
+		m.cfg.Watcher.ScreenHidden(device, "an agent asked for the person")
+		m.log.Warn("an agent asks for the person", "device", device, "agent", s.client.Name, "message", message)
+	} else {
+		m.log.Info("an agent waits on for the person", "device", device, "agent", s.client.Name, "message", message)
+	}
+	wait := m.cfg.WaitCap
+	report := func() {
+		if progress != nil {
+			progress(time.Since(started).Seconds(), wait.Seconds(), "waiting for the person to hand the phone back")
 		}
-		m.mu.Unlock()
-	}()
-	tick := time.NewTicker(5 * time.Second)
+	}
+	report() // at once: the host learns that this call waits
+	capped := time.NewTimer(wait - time.Since(started))
+	defer capped.Stop()
+	tick := time.NewTicker(m.cfg.ProgressEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-back:
+			m.cfg.Watcher.ScreenHidden(device, "the person handed the phone back")
 			m.leases.Touch(l.id)
 			return s.observeFrom(ctx, started, device, ToolAskPerson, args, true, false)
 		case <-ctx.Done():
-			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait for the person was cancelled; they may still be using the phone"))
+			return nil, c.fail(ctx, Errorf(CodeTimeout, "the wait for the person was cancelled; they still have %s. Call phone_ask_person again to wait until they hand it back, or observe later", device))
+		case <-capped.C:
+			m.leases.Touch(l.id)
+			obs := &Observation{Device: device, WithPerson: true, Settled: true, Text: fmt.Sprintf(
+				"The person still has %s: they have not handed it back within %s. "+
+					"Call phone_ask_person again (the same message is fine) to keep waiting, or phone_observe later; "+
+					"reads work meanwhile, and actions wait until they hand it back.", device, wait)}
+			obs.Step = c.done(ctx, fmt.Sprintf("the person still has the phone after %s", wait))
+			return obs, nil
 		case <-tick.C:
 			m.leases.Touch(l.id) // waiting for the person is not idling
-			if progress != nil {
-				progress(time.Since(started).Seconds(), 0, "waiting for the person to hand the phone back")
-			}
+			report()
 		}
 	}
 }

@@ -115,6 +115,10 @@ type Observation struct {
 	Step string `json:"step,omitempty"`
 	// TaskID is the task's id in the history (phone_connect only).
 	TaskID string `json:"task_id,omitempty"`
+	// WithPerson says that phone_ask_person answered at its cap while the
+	// person still has the phone: no screen was read, and Text says how to
+	// go on.
+	WithPerson bool `json:"with_person,omitempty"`
 }
 
 // Progress reports that a waiting call is still waiting; nil is allowed.
@@ -131,7 +135,7 @@ type WaitRequest struct {
 	Text    string
 	Ref     int
 	Gone    bool          // wait until it is gone rather than shown
-	Timeout time.Duration // capped at 60 s
+	Timeout time.Duration // at least 1 s, at most Config.WaitCap (MaxWait)
 }
 
 // Notification is one notification on a phone.
