@@ -68,6 +68,7 @@ func Docs() string {
 	fmt.Fprintf(&b, "An action waiting for the person's approval, and `phone_approval`, answer `approval_pending` after at most %s: call `phone_approval` again. ", agent.MaxApprovalWait)
 	b.WriteString("Progress comes every few seconds while they wait.\n")
 
+	b.WriteString(protocolVersionsDoc) // versions.go
 	for _, t := range AllTools() {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.Def.Name)
 		fmt.Fprintf(&b, "**%s.** %s\n\n", t.Def.Annotations.Title, t.Def.Description)

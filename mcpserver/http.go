@@ -22,8 +22,9 @@ const DefaultHTTPIdleTimeout = 30 * time.Minute
 // HTTPHandler serves MCP over Streamable HTTP. The daemon mounts it (at
 // /mcp) behind its bearer-token check.
 type HTTPHandler struct {
-	mcp  *server.MCPServer
-	http *server.StreamableHTTPServer
+	mcp      *server.MCPServer
+	http     *server.StreamableHTTPServer
+	versions *sessionVersions // for batches (versions.go)
 }
 
 // NewHTTPHandler returns a Streamable HTTP handler for Pinky's tools.
@@ -52,20 +53,29 @@ func NewHTTPHandler(sessions Sessions, opts Options) *HTTPHandler {
 		// approval wait, say) resumes it with Last-Event-ID and gets the
 		// progress and the result it missed.
 		server.WithEventStore(newEventStore(DefaultEventKeep, DefaultEventSessionBytes, DefaultEventTotalBytes)),
-		server.WithStreamableHTTPProtocolVersions(
-			mcp.ProtocolVersion20251125,
-			mcp.ProtocolVersion20250618,
-			mcp.ProtocolVersion20250326,
-		),
+		server.WithStreamableHTTPProtocolVersions(HTTPProtocolVersions...),
 	)
-	return &HTTPHandler{mcp: srv, http: h}
+	versions := &sessionVersions{}
+	versions.hook(srv.GetHooks())
+	srv.GetHooks().AddBeforeInitialize(offerHTTPVersions)
+	return &HTTPHandler{mcp: srv, http: h, versions: versions}
 }
 
 // ServeHTTP serves one MCP request; bodies over the message cap are
-// refused, and a POST's body is readied by PrepareRequest.
+// refused, and a POST's body is readied by PrepareRequest. A batch is
+// served by serveBatch; an unsupported MCP-Protocol-Version is refused.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r, ok := PrepareRequest(w, r)
-	if !ok {
+	if !ok || refuseVersionHeader(w, r) {
+		return
+	}
+	if isBatch(r) {
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			writeRPCError(w, batchWithoutSession())
+			return
+		}
+		body, _ := io.ReadAll(r.Body) // readied in memory by PrepareRequest
+		h.serveBatch(w, r, body)
 		return
 	}
 	if r.Body != nil {
@@ -79,7 +89,9 @@ type preparedKey struct{}
 // PrepareRequest reads the body of a POST, at most MaxMessageBytes, and
 // readies it with PrepareMessage: a leading byte-order mark is dropped,
 // and a message nested deeper than MaxNesting is answered here with its
-// parse error (HTTP 400), as a body that is no JSON is. It returns the
+// parse error (HTTP 400), as a body that is no JSON is. A batch (a JSON
+// array) is passed on for ServeHTTP to serve or refuse by its session's
+// protocol version (or for having no session). It returns the
 // request to serve, or false when it answered. A request it readied once
 // is passed on as it is, so the daemon may call it before its own checks
 // of the body and ServeHTTP again after them.
@@ -96,6 +108,14 @@ func PrepareRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool
 		}
 		writeRPCError(w, mcp.NewJSONRPCError(mcp.NewRequestId(nil), mcp.PARSE_ERROR, msg, nil))
 		return nil, false
+	}
+	if batch, ok := batchBody(body); ok {
+		// Its session id may come later: the daemon puts in that of a
+		// client that sends none (cli/daemon's sessionless.go).
+		r = r.WithContext(context.WithValue(context.WithValue(r.Context(), preparedKey{}, true), batchKey{}, true))
+		r.Body = io.NopCloser(bytes.NewReader(batch))
+		r.ContentLength = int64(len(batch))
+		return r, true
 	}
 	msg, refused := PrepareMessage(body)
 	if refused != nil {

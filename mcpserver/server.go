@@ -109,6 +109,11 @@ func newServer(sessions Sessions, opts Options, extra ...server.ServerOption) *s
 		server.WithInstructions(Instructions),
 		server.WithTitle("Pinky"),
 		server.WithHooks(hooks),
+		// Each session is answered as its protocol version says: no
+		// output schemas or structured content before 2025-06-18
+		// (versions.go).
+		server.WithToolFilter(outputSchemasFor),
+		server.WithToolHandlerMiddleware(structuredContentFor),
 	}
 	serverOpts = append(serverOpts, extra...)
 	version := opts.Version

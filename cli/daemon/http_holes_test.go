@@ -120,19 +120,17 @@ func TestHTTPResumeByCleanedName(t *testing.T) {
 	mustCall(t, b, "phone_observe", map[string]any{"device": "sim-android-1"})
 }
 
-// TestHTTPBatchIsRefusedAsABatch: a JSON-RPC batch is valid JSON; the
-// answer says batches are not taken, not that the body is not JSON.
+// TestHTTPBatchIsRefusedAsABatch: a JSON-RPC batch is valid JSON; in a
+// session of 2025-06-18, which has no batches, the answer says batches are
+// not taken, not that the body is not JSON. Without a session id the batch
+// goes into the client's kept session, of 2025-03-26, which has them: its
+// initialize is refused there, the rest served.
 func TestHTTPBatchIsRefusedAsABatch(t *testing.T) {
 	f := newHTTPFixture(t, time.Minute)
-	req, _ := http.NewRequest("POST", f.url, strings.NewReader(`[`+initializeBody+`,{"jsonrpc":"2.0","id":9,"method":"ping"}]`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+f.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := post(t, f.url, "Bearer "+f.token, "", initializeBody) // 2025-06-18
+	sid := resp.Header.Get("Mcp-Session-Id")
+	batch := `[` + initializeBody + `,{"jsonrpc":"2.0","id":9,"method":"ping"}]`
+	resp = post(t, f.url, "Bearer "+f.token, sid, batch)
 	var got struct {
 		Error struct {
 			Code    int
@@ -144,5 +142,22 @@ func TestHTTPBatchIsRefusedAsABatch(t *testing.T) {
 	}
 	if resp.StatusCode != http.StatusBadRequest || got.Error.Code != -32600 || !strings.Contains(got.Error.Message, "batch") || strings.Contains(got.Error.Message, "not valid json") {
 		t.Errorf("a batch: HTTP %d, %+v; want 400 and an invalid request that says batches are not taken", resp.StatusCode, got.Error)
+	}
+	resp = post(t, f.url, "Bearer "+f.token, "", batch)
+	var answers []struct {
+		ID     int
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&answers); err != nil || resp.StatusCode != http.StatusOK || len(answers) != 2 {
+		t.Fatalf("an id-less batch: HTTP %d, %+v, %v", resp.StatusCode, answers, err)
+	}
+	for _, a := range answers {
+		switch {
+		case a.ID == 1 && (a.Error == nil || !strings.Contains(a.Error.Message, "initialize")):
+			t.Errorf("initialize in a batch: %+v; want refused", a)
+		case a.ID == 9 && a.Result == nil:
+			t.Errorf("ping in the batch: %+v; want answered", a)
+		}
 	}
 }

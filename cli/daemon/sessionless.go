@@ -9,6 +9,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -275,16 +276,17 @@ func (s *sessionless) open(r *http.Request, name string) (string, error) {
 
 // end ends session sid, as the client's DELETE would.
 func (s *sessionless) end(r *http.Request, sid string) {
-	req, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, MCPPath, nil)
+	req, _ := http.NewRequestWithContext(internalContext(r), http.MethodDelete, MCPPath, nil)
 	req.Host, req.RemoteAddr = r.Host, r.RemoteAddr
 	req.Header.Set("Mcp-Session-Id", sid)
 	s.serve.ServeHTTP(newRecorder(), req)
 }
 
 // internalPost is a POST of body, made by the daemon for the client of r:
-// its context (who the token names), Host and remote address.
+// who its token names, its Host and remote address. Nothing else of r's
+// context goes with it (what PrepareRequest noted of r's own body).
 func internalPost(r *http.Request, body, sid string) *http.Request {
-	req, _ := http.NewRequestWithContext(r.Context(), http.MethodPost, MCPPath, strings.NewReader(body))
+	req, _ := http.NewRequestWithContext(internalContext(r), http.MethodPost, MCPPath, strings.NewReader(body))
 	req.Host, req.RemoteAddr = r.Host, r.RemoteAddr
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -292,6 +294,12 @@ func internalPost(r *http.Request, body, sid string) *http.Request {
 		req.Header.Set("Mcp-Session-Id", sid)
 	}
 	return req
+}
+
+// internalContext is the context of a request the daemon makes for r's
+// client: who r's token names, and nothing else of r's.
+func internalContext(r *http.Request) context.Context {
+	return context.WithValue(context.Background(), principalKey{}, principal(r.Context()))
 }
 
 // readBody reads a POST's body (capped already by mcpserver's

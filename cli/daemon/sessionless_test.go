@@ -348,3 +348,31 @@ func TestHTTPStreamResumes(t *testing.T) {
 		t.Errorf("an unknown Last-Event-ID: HTTP %d; want 400", bad.StatusCode)
 	}
 }
+
+// TestHTTPSessionlessBatch: a client of 2025-03-26 that sends no session
+// id may send a batch: its kept session is of that version, which has
+// batches.
+func TestHTTPSessionlessBatch(t *testing.T) {
+	f := newHTTPFixture(t, time.Minute)
+	c := &idless{t: t, f: f, ua: "old-client/0.9"}
+	req, _ := http.NewRequest("POST", f.url, strings.NewReader(
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"phone_list","arguments":{}}},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+f.token)
+	req.Header.Set("User-Agent", c.ua)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || len(out) != 2 {
+		t.Fatalf("an id-less batch: HTTP %d, %v, %v; want the two answers", resp.StatusCode, out, err)
+	}
+	for _, m := range out {
+		if m["result"] == nil {
+			t.Errorf("an answer of the batch: %v; want a result", m)
+		}
+	}
+}
