@@ -81,6 +81,30 @@ else
   echo "test-deps: npm packages of $peers present"
 fi
 
+# The official MCP clients, the conformance suite and the stdio-to-HTTP
+# bridge that internal/mcpclients runs (pinned in its package-lock.json),
+# installed with npm ci again only when the lock file changed. The
+# Inspector and the suite need Node 22.19 or later: unless the system's
+# node is that new, npm's node package (the official binaries, from the
+# npm registry) goes next to them, in $clients/.node.
+clients=internal/mcpclients/testdata/node
+clients_node=22.23.3
+node_ok() { "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)' 2>/dev/null; }
+if ! node_ok node && [ "$("$clients/.node/node_modules/.bin/node" --version 2>/dev/null)" != "v$clients_node" ]; then
+  echo "test-deps: node $(node --version) is older than 22.19: npm's node@$clients_node into $clients/.node"
+  npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$clients/.node" "node@$clients_node"
+fi
+lock_sum=$(sha256sum "$clients/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$clients/node_modules/.pinky-lock-sha256" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "test-deps: npm ci in $clients (from its package-lock.json)"
+  # With that node first on PATH, so that the packages' install scripts
+  # (the Inspector's) run on the node the tests use.
+  (cd "$clients" && PATH="$PWD/.node/node_modules/.bin:$PATH" npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" >"$clients/node_modules/.pinky-lock-sha256"
+else
+  echo "test-deps: npm packages of $clients present"
+fi
+
 echo "test-deps: Go modules and tools"
 go mod download
 echo "test-deps: buf $(go tool -modfile=scripts/tools/go.mod buf --version)"
