@@ -158,11 +158,16 @@ func (s *sessionless) serveHTTP(w http.ResponseWriter, r *http.Request) bool {
 		c := s.client(clientKey(r), r.Header.Get("User-Agent"))
 		var sid string
 		var err error
-		if r.Method == http.MethodDelete {
+		c.mu.Lock()
+		current := c.current
+		c.mu.Unlock()
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" && current != "" {
+			// A resume is of a stream of the session it has: a newer
+			// initialize must not end that session first.
+			sid = current
+		} else if r.Method == http.MethodDelete {
 			// A DELETE ends the client's session, if it has one.
-			c.mu.Lock()
-			sid = c.current
-			c.mu.Unlock()
+			sid = current
 			if sid == "" {
 				writeJSONError(w, http.StatusNotFound, "no_session", "this client has no session to end")
 				return true
@@ -172,6 +177,7 @@ func (s *sessionless) serveHTTP(w http.ResponseWriter, r *http.Request) bool {
 			return true
 		}
 		r.Header.Set("Mcp-Session-Id", sid)
+		w.Header().Set("Mcp-Session-Id", sid)
 		s.serve.ServeHTTP(w, r)
 		return true
 	default:
@@ -213,7 +219,11 @@ func (s *sessionless) serveHTTP(w http.ResponseWriter, r *http.Request) bool {
 		writeJSONError(w, http.StatusInternalServerError, "internal", "could not open a session for this client: "+err.Error())
 		return true
 	}
+	// The answer names the session, for a client that wants to send it
+	// from now on (and a GET with Last-Event-ID and no id resumes in it
+	// all the same).
 	r.Header.Set("Mcp-Session-Id", sid)
+	w.Header().Set("Mcp-Session-Id", sid)
 	s.serve.ServeHTTP(w, r)
 	return true
 }
