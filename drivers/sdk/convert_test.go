@@ -20,6 +20,10 @@ var (
 		ID: "d1", Name: "Anna's phone", Model: "Pixel 8", Manufacturer: "Google", Platform: PlatformAndroid,
 		OSVersion: "15", Connection: ConnUSB, State: StateOnline, LockState: LockLocked, ScreenOn: true,
 		StateDetail: "accept the prompt on the phone",
+		Caps: &DeviceCaps{Served: []Capability{CapInput, CapApps}, Missing: []MissingCap{
+			{Cap: CapVideo, Reason: "no scrcpy server was found", Fix: "install scrcpy 3.x"},
+			{Cap: CapDisplays, Reason: "Android 12 has no virtual displays"},
+		}},
 	}
 	fullElement = Element{
 		ID: 3, ParentID: 1, Class: "android.widget.Button", Text: "Send", ContentDescription: "send",
@@ -239,6 +243,31 @@ func TestScreenProtoShape(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, protocmp.Transform()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDeviceCaps: a device without Caps serves its driver's capabilities;
+// with Caps, exactly those it serves that its driver declares; an empty
+// Served (a device that serves nothing optional now) stays empty over the
+// wire, not "the driver's".
+func TestDeviceCaps(t *testing.T) {
+	driver := []Capability{CapInput, CapVideo, CapApps}
+	old := Device{ID: "old"}
+	if !old.Serves(CapVideo, driver) || old.Serves(CapFiles, driver) {
+		t.Error("a device without Caps: want its driver's capabilities")
+	}
+	d := fullDevice
+	for c, want := range map[Capability]bool{CapInput: true, CapApps: true, CapVideo: false, CapDisplays: false, CapFiles: false} {
+		if got := d.Serves(c, driver); got != want {
+			t.Errorf("Serves(%s) = %v; want %v", c, got, want)
+		}
+	}
+	if m, ok := d.Missing(CapVideo); !ok || m.Fix != "install scrcpy 3.x" {
+		t.Errorf("Missing(video) = %+v, %v", m, ok)
+	}
+	none := deviceFromProto(deviceToProto(Device{ID: "d", Caps: &DeviceCaps{}}))
+	if none.Caps == nil || len(none.Caps.Served) != 0 || none.Serves(CapInput, driver) {
+		t.Errorf("a device serving nothing optional, over the wire: %+v", none.Caps)
 	}
 }
 

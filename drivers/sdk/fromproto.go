@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"slices"
 	"time"
 
 	pb "github.com/pinky-gateway/pinky/proto/pinky/driver/v1"
@@ -51,7 +52,29 @@ func deviceFromProto(d *pb.Device) Device {
 		Connection: connectionFromProto[d.GetConnection()], State: stateFromProto[d.GetState()],
 		LockState: lockFromProto[d.GetLockState()], ScreenOn: d.GetScreenOn(),
 		StateDetail: d.GetStateDetail(),
+		Caps:        deviceCapsFromProto(d.GetCapabilities()),
 	}
+}
+
+// deviceCapsFromProto reads a device's capabilities; nil when it sent none
+// (its driver's apply). Unknown capabilities (of a newer contract) are
+// dropped, as in Info.
+func deviceCapsFromProto(c *pb.DeviceCapabilities) *DeviceCaps {
+	if c == nil {
+		return nil
+	}
+	out := &DeviceCaps{Served: []Capability{}}
+	for _, x := range c.GetServed() {
+		if v, ok := capFromProto[x]; ok && !slices.Contains(out.Served, v) {
+			out.Served = append(out.Served, v)
+		}
+	}
+	for _, m := range c.GetMissing() {
+		if v, ok := capFromProto[m.GetCapability()]; ok {
+			out.Missing = append(out.Missing, MissingCap{Cap: v, Reason: m.GetReason(), Fix: m.GetFix()})
+		}
+	}
+	return out
 }
 
 func deviceEventFromProto(r *pb.WatchDevicesResponse) DeviceEvent {

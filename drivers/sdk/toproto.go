@@ -78,8 +78,25 @@ func deviceToProto(d Device) *pb.Device {
 		Platform: platformToProto[d.Platform], OsVersion: d.OSVersion,
 		Connection: connectionToProto[d.Connection], State: stateToProto[d.State],
 		LockState: lockToProto[d.LockState], ScreenOn: d.ScreenOn,
-		StateDetail: clipUTF8(d.StateDetail, MaxStateDetail),
+		StateDetail:  clipUTF8(d.StateDetail, MaxStateDetail),
+		Capabilities: deviceCapsToProto(d.Caps),
 	}
+}
+
+func deviceCapsToProto(c *DeviceCaps) *pb.DeviceCapabilities {
+	if c == nil {
+		return nil
+	}
+	out := &pb.DeviceCapabilities{}
+	for _, x := range c.Served {
+		out.Served = append(out.Served, capToProto[x])
+	}
+	for _, m := range c.Missing {
+		out.Missing = append(out.Missing, &pb.MissingCapability{
+			Capability: capToProto[m.Cap], Reason: clipUTF8(m.Reason, MaxStateDetail), Fix: clipUTF8(m.Fix, MaxStateDetail),
+		})
+	}
+	return out
 }
 
 // clipUTF8 cuts s to at most n bytes, on a rune boundary.

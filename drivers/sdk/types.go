@@ -1,6 +1,9 @@
 package sdk
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Capability names an optional part of the driver contract. A driver serves
 // one by implementing the matching optional interface (see Capabilities).
@@ -107,10 +110,57 @@ type Device struct {
 	// StateDetail says, when State is not online, why and what the person
 	// can do, in one sentence (at most MaxStateDetail bytes are sent).
 	StateDetail string
+	// Caps is what this device can do now, when that differs from phone to
+	// phone; nil means every capability its driver declares (Info), as for
+	// drivers that predate per-device capabilities. See DeviceCaps.
+	Caps *DeviceCaps
 }
 
 // MaxStateDetail bounds Device.StateDetail on the wire, in bytes.
 const MaxStateDetail = 256
+
+// DeviceCaps is what one device serves now, and why it lacks the rest of
+// its driver's capabilities. A device MUST NOT list in Served what it
+// cannot serve now: the host then answers agents "unsupported" with the
+// Missing entry's reason and fix, without calling the driver. Served is a
+// subset of the driver's Info.Capabilities; a driver sends a device
+// CHANGED event when the set changes.
+type DeviceCaps struct {
+	Served  []Capability
+	Missing []MissingCap
+}
+
+// MissingCap is a capability of the driver that one device lacks: why
+// (Reason, for a person) and how to enable it (Fix, a sentence or a
+// command), each at most MaxStateDetail bytes on the wire.
+type MissingCap struct {
+	Cap    Capability
+	Reason string
+	Fix    string
+}
+
+// Serves reports whether a device serves c, given its driver's
+// capabilities: by its own Caps when it has them, else by the driver's.
+func (d Device) Serves(c Capability, driver []Capability) bool {
+	if d.Caps != nil {
+		return slices.Contains(d.Caps.Served, c) && slices.Contains(driver, c)
+	}
+	return slices.Contains(driver, c)
+}
+
+// Missing returns why the device lacks c and how to enable it, when its
+// Caps say so.
+func (d Device) Missing(c Capability) (MissingCap, bool) {
+	if d.Caps == nil {
+		return MissingCap{}, false
+	}
+	for _, m := range d.Caps.Missing {
+		if m.Cap == c {
+			return m, true
+		}
+	}
+	return MissingCap{}, false
+}
 
 // DeviceEventKind is what happened to a device.
 type DeviceEventKind string

@@ -237,6 +237,14 @@ func (h *Host) DriverForDevice(deviceID string) (sdk.Full, string, error) {
 // driverOfLocked is the driver that lists deviceID: when two do, the online
 // one listed first. h.mu is held.
 func (h *Host) driverOfLocked(deviceID string) *driver {
+	d, _ := h.entryOfLocked(deviceID)
+	return d
+}
+
+// entryOfLocked returns the driver of deviceID and its entry: of the
+// entries with that id, an online one before an offline one, then the one
+// listed first.
+func (h *Host) entryOfLocked(deviceID string) (*driver, *devEntry) {
 	var best *devEntry
 	for _, e := range h.devices {
 		if e.dev.ID != deviceID {
@@ -247,21 +255,34 @@ func (h *Host) driverOfLocked(deviceID string) *driver {
 		}
 	}
 	if best == nil {
-		return nil
+		return nil, nil
 	}
-	return h.drivers[best.dev.Driver]
+	return h.drivers[best.dev.Driver], best
 }
 
-// Serves reports whether the driver of deviceID serves capability c, as
-// that driver's Info declared it when it started: the one way to know what
-// a driver can do (its handle has every optional method, sdk.Full, and one
-// it does not serve answers ErrUnsupported). An unknown device serves
-// nothing.
+// Serves reports whether deviceID serves capability c: as the device says
+// now (sdk.Device.Caps), within what its driver's Info declared when it
+// started; by the driver's Info alone for a device that says nothing.
+// That is the one way to know what a device can do (its handle has every
+// optional method, sdk.Full, and one it does not serve answers
+// ErrUnsupported). An unknown device serves nothing.
 func (h *Host) Serves(deviceID string, c sdk.Capability) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	d := h.driverOfLocked(deviceID)
-	return d != nil && slices.Contains(d.info.Capabilities, c)
+	d, e := h.entryOfLocked(deviceID)
+	return d != nil && e.dev.Device.Serves(c, d.info.Capabilities)
+}
+
+// Missing returns why deviceID lacks capability c and how the person can
+// enable it, when the device said so (sdk.Device.Caps).
+func (h *Host) Missing(deviceID string, c sdk.Capability) (sdk.MissingCap, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, e := h.entryOfLocked(deviceID)
+	if e == nil {
+		return sdk.MissingCap{}, false
+	}
+	return e.dev.Device.Missing(c)
 }
 
 // Devices lists every device of every driver, online or not, sorted by id

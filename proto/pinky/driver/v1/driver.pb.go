@@ -959,7 +959,16 @@ type Device struct {
 	// one sentence for a person (at most 256 bytes of UTF-8), e.g.
 	// "WebDriverAgent is not answering at http://192.168.1.20:8100: start it
 	// on the phone". Empty when online.
-	StateDetail   string `protobuf:"bytes,11,opt,name=state_detail,json=stateDetail,proto3" json:"state_detail,omitempty"`
+	StateDetail string `protobuf:"bytes,11,opt,name=state_detail,json=stateDetail,proto3" json:"state_detail,omitempty"`
+	// OPTIONAL. What this device can do now, when it differs from phone to
+	// phone (a broadcast configured or not, a scrcpy server found or not, an
+	// OS too old for a feature). Absent: the device serves every capability
+	// of GetInfoResponse.capabilities, as before this field. Present: it
+	// serves exactly DeviceCapabilities.served, which is a subset of the
+	// driver's, and says for each of the driver's others why not and how the
+	// person can enable it. A CHANGED event carries the new set when it
+	// changes (a broadcast connects, scrcpy becomes available).
+	Capabilities  *DeviceCapabilities `protobuf:"bytes,12,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1071,6 +1080,136 @@ func (x *Device) GetStateDetail() string {
 	return ""
 }
 
+func (x *Device) GetCapabilities() *DeviceCapabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+// DeviceCapabilities is what one device serves now, and what it lacks.
+type DeviceCapabilities struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED (may be empty). Exactly the optional capabilities this device
+	// serves now; no duplicates; each one also in the driver's GetInfo.
+	Served []Capability `protobuf:"varint,1,rep,packed,name=served,proto3,enum=pinky.driver.v1.Capability" json:"served,omitempty"`
+	// OPTIONAL. For capabilities of the driver this device does not serve:
+	// why, and how the person can enable it.
+	Missing       []*MissingCapability `protobuf:"bytes,2,rep,name=missing,proto3" json:"missing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceCapabilities) Reset() {
+	*x = DeviceCapabilities{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceCapabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceCapabilities) ProtoMessage() {}
+
+func (x *DeviceCapabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceCapabilities.ProtoReflect.Descriptor instead.
+func (*DeviceCapabilities) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DeviceCapabilities) GetServed() []Capability {
+	if x != nil {
+		return x.Served
+	}
+	return nil
+}
+
+func (x *DeviceCapabilities) GetMissing() []*MissingCapability {
+	if x != nil {
+		return x.Missing
+	}
+	return nil
+}
+
+// MissingCapability is a capability of the driver that one device lacks.
+type MissingCapability struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// REQUIRED. Not UNSPECIFIED; in the driver's GetInfo, not in served.
+	Capability Capability `protobuf:"varint,1,opt,name=capability,proto3,enum=pinky.driver.v1.Capability" json:"capability,omitempty"`
+	// REQUIRED. Why the device lacks it, one sentence for a person (at most
+	// 256 bytes of UTF-8), e.g. "no broadcast is configured for this iPhone".
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// OPTIONAL. How the person can enable it, one sentence or command (at
+	// most 256 bytes), e.g. "pinky ios add NAME --video-listen :7420".
+	Fix           string `protobuf:"bytes,3,opt,name=fix,proto3" json:"fix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MissingCapability) Reset() {
+	*x = MissingCapability{}
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MissingCapability) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MissingCapability) ProtoMessage() {}
+
+func (x *MissingCapability) ProtoReflect() protoreflect.Message {
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MissingCapability.ProtoReflect.Descriptor instead.
+func (*MissingCapability) Descriptor() ([]byte, []int) {
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *MissingCapability) GetCapability() Capability {
+	if x != nil {
+		return x.Capability
+	}
+	return Capability_CAPABILITY_UNSPECIFIED
+}
+
+func (x *MissingCapability) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *MissingCapability) GetFix() string {
+	if x != nil {
+		return x.Fix
+	}
+	return ""
+}
+
 type WatchDevicesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1079,7 +1218,7 @@ type WatchDevicesRequest struct {
 
 func (x *WatchDevicesRequest) Reset() {
 	*x = WatchDevicesRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[3]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1230,7 @@ func (x *WatchDevicesRequest) String() string {
 func (*WatchDevicesRequest) ProtoMessage() {}
 
 func (x *WatchDevicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[3]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1243,7 @@ func (x *WatchDevicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDevicesRequest.ProtoReflect.Descriptor instead.
 func (*WatchDevicesRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{3}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{5}
 }
 
 type WatchDevicesResponse struct {
@@ -1119,7 +1258,7 @@ type WatchDevicesResponse struct {
 
 func (x *WatchDevicesResponse) Reset() {
 	*x = WatchDevicesResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[4]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1131,7 +1270,7 @@ func (x *WatchDevicesResponse) String() string {
 func (*WatchDevicesResponse) ProtoMessage() {}
 
 func (x *WatchDevicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[4]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1144,7 +1283,7 @@ func (x *WatchDevicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchDevicesResponse.ProtoReflect.Descriptor instead.
 func (*WatchDevicesResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{4}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *WatchDevicesResponse) GetKind() DeviceEventKind {
@@ -1173,7 +1312,7 @@ type GetScreenRequest struct {
 
 func (x *GetScreenRequest) Reset() {
 	*x = GetScreenRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[5]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1185,7 +1324,7 @@ func (x *GetScreenRequest) String() string {
 func (*GetScreenRequest) ProtoMessage() {}
 
 func (x *GetScreenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[5]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1198,7 +1337,7 @@ func (x *GetScreenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScreenRequest.ProtoReflect.Descriptor instead.
 func (*GetScreenRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{5}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetScreenRequest) GetDeviceId() string {
@@ -1231,7 +1370,7 @@ type App struct {
 
 func (x *App) Reset() {
 	*x = App{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[6]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1382,7 @@ func (x *App) String() string {
 func (*App) ProtoMessage() {}
 
 func (x *App) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[6]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1395,7 @@ func (x *App) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use App.ProtoReflect.Descriptor instead.
 func (*App) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{6}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *App) GetId() string {
@@ -1300,7 +1439,7 @@ type Rect struct {
 
 func (x *Rect) Reset() {
 	*x = Rect{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[7]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1451,7 @@ func (x *Rect) String() string {
 func (*Rect) ProtoMessage() {}
 
 func (x *Rect) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[7]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1464,7 @@ func (x *Rect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rect.ProtoReflect.Descriptor instead.
 func (*Rect) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{7}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Rect) GetLeft() int32 {
@@ -1396,7 +1535,7 @@ type Element struct {
 
 func (x *Element) Reset() {
 	*x = Element{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[8]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1408,7 +1547,7 @@ func (x *Element) String() string {
 func (*Element) ProtoMessage() {}
 
 func (x *Element) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[8]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1421,7 +1560,7 @@ func (x *Element) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Element.ProtoReflect.Descriptor instead.
 func (*Element) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{8}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Element) GetId() int32 {
@@ -1598,7 +1737,7 @@ type Screen struct {
 
 func (x *Screen) Reset() {
 	*x = Screen{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[9]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1749,7 @@ func (x *Screen) String() string {
 func (*Screen) ProtoMessage() {}
 
 func (x *Screen) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[9]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1762,7 @@ func (x *Screen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Screen.ProtoReflect.Descriptor instead.
 func (*Screen) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{9}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Screen) GetForegroundApp() *App {
@@ -1706,7 +1845,7 @@ type GetScreenResponse struct {
 
 func (x *GetScreenResponse) Reset() {
 	*x = GetScreenResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[10]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1718,7 +1857,7 @@ func (x *GetScreenResponse) String() string {
 func (*GetScreenResponse) ProtoMessage() {}
 
 func (x *GetScreenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[10]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1731,7 +1870,7 @@ func (x *GetScreenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScreenResponse.ProtoReflect.Descriptor instead.
 func (*GetScreenResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{10}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetScreenResponse) GetScreen() *Screen {
@@ -1759,7 +1898,7 @@ type ScreenshotRequest struct {
 
 func (x *ScreenshotRequest) Reset() {
 	*x = ScreenshotRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[11]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1771,7 +1910,7 @@ func (x *ScreenshotRequest) String() string {
 func (*ScreenshotRequest) ProtoMessage() {}
 
 func (x *ScreenshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[11]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1784,7 +1923,7 @@ func (x *ScreenshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScreenshotRequest.ProtoReflect.Descriptor instead.
 func (*ScreenshotRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{11}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ScreenshotRequest) GetDeviceId() string {
@@ -1843,7 +1982,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[12]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1855,7 +1994,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[12]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1868,7 +2007,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{12}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Image) GetFormat() ImageFormat {
@@ -1916,7 +2055,7 @@ type ScreenshotResponse struct {
 
 func (x *ScreenshotResponse) Reset() {
 	*x = ScreenshotResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[13]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1928,7 +2067,7 @@ func (x *ScreenshotResponse) String() string {
 func (*ScreenshotResponse) ProtoMessage() {}
 
 func (x *ScreenshotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[13]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1941,7 +2080,7 @@ func (x *ScreenshotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScreenshotResponse.ProtoReflect.Descriptor instead.
 func (*ScreenshotResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{13}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ScreenshotResponse) GetImage() *Image {
@@ -1961,7 +2100,7 @@ type Point struct {
 
 func (x *Point) Reset() {
 	*x = Point{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[14]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1973,7 +2112,7 @@ func (x *Point) String() string {
 func (*Point) ProtoMessage() {}
 
 func (x *Point) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[14]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1986,7 +2125,7 @@ func (x *Point) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Point.ProtoReflect.Descriptor instead.
 func (*Point) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{14}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Point) GetX() int32 {
@@ -2013,7 +2152,7 @@ type Tap struct {
 
 func (x *Tap) Reset() {
 	*x = Tap{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[15]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +2164,7 @@ func (x *Tap) String() string {
 func (*Tap) ProtoMessage() {}
 
 func (x *Tap) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[15]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +2177,7 @@ func (x *Tap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tap.ProtoReflect.Descriptor instead.
 func (*Tap) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{15}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Tap) GetPoint() *Point {
@@ -2058,7 +2197,7 @@ type DoubleTap struct {
 
 func (x *DoubleTap) Reset() {
 	*x = DoubleTap{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[16]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2209,7 @@ func (x *DoubleTap) String() string {
 func (*DoubleTap) ProtoMessage() {}
 
 func (x *DoubleTap) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[16]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2222,7 @@ func (x *DoubleTap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DoubleTap.ProtoReflect.Descriptor instead.
 func (*DoubleTap) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{16}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DoubleTap) GetPoint() *Point {
@@ -2105,7 +2244,7 @@ type LongPress struct {
 
 func (x *LongPress) Reset() {
 	*x = LongPress{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[17]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2256,7 @@ func (x *LongPress) String() string {
 func (*LongPress) ProtoMessage() {}
 
 func (x *LongPress) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[17]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2269,7 @@ func (x *LongPress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LongPress.ProtoReflect.Descriptor instead.
 func (*LongPress) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{17}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *LongPress) GetPoint() *Point {
@@ -2160,7 +2299,7 @@ type Swipe struct {
 
 func (x *Swipe) Reset() {
 	*x = Swipe{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[18]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2172,7 +2311,7 @@ func (x *Swipe) String() string {
 func (*Swipe) ProtoMessage() {}
 
 func (x *Swipe) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[18]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2185,7 +2324,7 @@ func (x *Swipe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Swipe.ProtoReflect.Descriptor instead.
 func (*Swipe) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{18}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Swipe) GetFrom() *Point {
@@ -2227,7 +2366,7 @@ type Pinch struct {
 
 func (x *Pinch) Reset() {
 	*x = Pinch{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2239,7 +2378,7 @@ func (x *Pinch) String() string {
 func (*Pinch) ProtoMessage() {}
 
 func (x *Pinch) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[19]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2252,7 +2391,7 @@ func (x *Pinch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pinch.ProtoReflect.Descriptor instead.
 func (*Pinch) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{19}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Pinch) GetCenter() *Point {
@@ -2290,7 +2429,7 @@ type Scroll struct {
 
 func (x *Scroll) Reset() {
 	*x = Scroll{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +2441,7 @@ func (x *Scroll) String() string {
 func (*Scroll) ProtoMessage() {}
 
 func (x *Scroll) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[20]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +2454,7 @@ func (x *Scroll) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scroll.ProtoReflect.Descriptor instead.
 func (*Scroll) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{20}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Scroll) GetDirection() ScrollDirection {
@@ -2353,7 +2492,7 @@ type TypeText struct {
 
 func (x *TypeText) Reset() {
 	*x = TypeText{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2504,7 @@ func (x *TypeText) String() string {
 func (*TypeText) ProtoMessage() {}
 
 func (x *TypeText) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[21]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2517,7 @@ func (x *TypeText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeText.ProtoReflect.Descriptor instead.
 func (*TypeText) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{21}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *TypeText) GetText() string {
@@ -2412,7 +2551,7 @@ type PressKey struct {
 
 func (x *PressKey) Reset() {
 	*x = PressKey{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2424,7 +2563,7 @@ func (x *PressKey) String() string {
 func (*PressKey) ProtoMessage() {}
 
 func (x *PressKey) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[22]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2437,7 +2576,7 @@ func (x *PressKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PressKey.ProtoReflect.Descriptor instead.
 func (*PressKey) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{22}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PressKey) GetKey() Key {
@@ -2457,7 +2596,7 @@ type LaunchApp struct {
 
 func (x *LaunchApp) Reset() {
 	*x = LaunchApp{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2469,7 +2608,7 @@ func (x *LaunchApp) String() string {
 func (*LaunchApp) ProtoMessage() {}
 
 func (x *LaunchApp) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[23]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2482,7 +2621,7 @@ func (x *LaunchApp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LaunchApp.ProtoReflect.Descriptor instead.
 func (*LaunchApp) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{23}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LaunchApp) GetAppId() string {
@@ -2502,7 +2641,7 @@ type StopApp struct {
 
 func (x *StopApp) Reset() {
 	*x = StopApp{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2653,7 @@ func (x *StopApp) String() string {
 func (*StopApp) ProtoMessage() {}
 
 func (x *StopApp) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[24]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2666,7 @@ func (x *StopApp) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopApp.ProtoReflect.Descriptor instead.
 func (*StopApp) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{24}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *StopApp) GetAppId() string {
@@ -2547,7 +2686,7 @@ type OpenUrl struct {
 
 func (x *OpenUrl) Reset() {
 	*x = OpenUrl{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2698,7 @@ func (x *OpenUrl) String() string {
 func (*OpenUrl) ProtoMessage() {}
 
 func (x *OpenUrl) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[25]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2711,7 @@ func (x *OpenUrl) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenUrl.ProtoReflect.Descriptor instead.
 func (*OpenUrl) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{25}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *OpenUrl) GetUrl() string {
@@ -2610,7 +2749,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2622,7 +2761,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[26]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2635,7 +2774,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{26}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ActRequest) GetDeviceId() string {
@@ -2839,7 +2978,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2851,7 +2990,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[27]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2864,7 +3003,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{27}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ActResponse) GetDetail() string {
@@ -2888,7 +3027,7 @@ type PointerEvent struct {
 
 func (x *PointerEvent) Reset() {
 	*x = PointerEvent{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2900,7 +3039,7 @@ func (x *PointerEvent) String() string {
 func (*PointerEvent) ProtoMessage() {}
 
 func (x *PointerEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[28]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2913,7 +3052,7 @@ func (x *PointerEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PointerEvent.ProtoReflect.Descriptor instead.
 func (*PointerEvent) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{28}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PointerEvent) GetAction() PointerAction {
@@ -2949,7 +3088,7 @@ type KeyEvent struct {
 
 func (x *KeyEvent) Reset() {
 	*x = KeyEvent{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2961,7 +3100,7 @@ func (x *KeyEvent) String() string {
 func (*KeyEvent) ProtoMessage() {}
 
 func (x *KeyEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[29]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2974,7 +3113,7 @@ func (x *KeyEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyEvent.ProtoReflect.Descriptor instead.
 func (*KeyEvent) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{29}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *KeyEvent) GetAction() KeyAction {
@@ -3011,7 +3150,7 @@ type InputRequest struct {
 
 func (x *InputRequest) Reset() {
 	*x = InputRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3023,7 +3162,7 @@ func (x *InputRequest) String() string {
 func (*InputRequest) ProtoMessage() {}
 
 func (x *InputRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[30]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3036,7 +3175,7 @@ func (x *InputRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputRequest.ProtoReflect.Descriptor instead.
 func (*InputRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{30}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *InputRequest) GetDeviceId() string {
@@ -3120,7 +3259,7 @@ type InputResponse struct {
 
 func (x *InputResponse) Reset() {
 	*x = InputResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3132,7 +3271,7 @@ func (x *InputResponse) String() string {
 func (*InputResponse) ProtoMessage() {}
 
 func (x *InputResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[31]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3145,7 +3284,7 @@ func (x *InputResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InputResponse.ProtoReflect.Descriptor instead.
 func (*InputResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{31}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *InputResponse) GetApplied() int64 {
@@ -3175,7 +3314,7 @@ type StreamVideoRequest struct {
 
 func (x *StreamVideoRequest) Reset() {
 	*x = StreamVideoRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3326,7 @@ func (x *StreamVideoRequest) String() string {
 func (*StreamVideoRequest) ProtoMessage() {}
 
 func (x *StreamVideoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[32]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3339,7 @@ func (x *StreamVideoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamVideoRequest.ProtoReflect.Descriptor instead.
 func (*StreamVideoRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{32}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StreamVideoRequest) GetDeviceId() string {
@@ -3268,7 +3407,7 @@ type VideoPacket struct {
 
 func (x *VideoPacket) Reset() {
 	*x = VideoPacket{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3280,7 +3419,7 @@ func (x *VideoPacket) String() string {
 func (*VideoPacket) ProtoMessage() {}
 
 func (x *VideoPacket) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[33]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3293,7 +3432,7 @@ func (x *VideoPacket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VideoPacket.ProtoReflect.Descriptor instead.
 func (*VideoPacket) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{33}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *VideoPacket) GetCodec() Codec {
@@ -3355,7 +3494,7 @@ type StreamVideoResponse struct {
 
 func (x *StreamVideoResponse) Reset() {
 	*x = StreamVideoResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3367,7 +3506,7 @@ func (x *StreamVideoResponse) String() string {
 func (*StreamVideoResponse) ProtoMessage() {}
 
 func (x *StreamVideoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[34]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3380,7 +3519,7 @@ func (x *StreamVideoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamVideoResponse.ProtoReflect.Descriptor instead.
 func (*StreamVideoResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{34}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StreamVideoResponse) GetPacket() *VideoPacket {
@@ -3402,7 +3541,7 @@ type RequestKeyFrameRequest struct {
 
 func (x *RequestKeyFrameRequest) Reset() {
 	*x = RequestKeyFrameRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3414,7 +3553,7 @@ func (x *RequestKeyFrameRequest) String() string {
 func (*RequestKeyFrameRequest) ProtoMessage() {}
 
 func (x *RequestKeyFrameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[35]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3427,7 +3566,7 @@ func (x *RequestKeyFrameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestKeyFrameRequest.ProtoReflect.Descriptor instead.
 func (*RequestKeyFrameRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{35}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RequestKeyFrameRequest) GetDeviceId() string {
@@ -3452,7 +3591,7 @@ type RequestKeyFrameResponse struct {
 
 func (x *RequestKeyFrameResponse) Reset() {
 	*x = RequestKeyFrameResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3464,7 +3603,7 @@ func (x *RequestKeyFrameResponse) String() string {
 func (*RequestKeyFrameResponse) ProtoMessage() {}
 
 func (x *RequestKeyFrameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[36]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3477,7 +3616,7 @@ func (x *RequestKeyFrameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestKeyFrameResponse.ProtoReflect.Descriptor instead.
 func (*RequestKeyFrameResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{36}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{38}
 }
 
 type CaptureFrameRequest struct {
@@ -3496,7 +3635,7 @@ type CaptureFrameRequest struct {
 
 func (x *CaptureFrameRequest) Reset() {
 	*x = CaptureFrameRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3508,7 +3647,7 @@ func (x *CaptureFrameRequest) String() string {
 func (*CaptureFrameRequest) ProtoMessage() {}
 
 func (x *CaptureFrameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[37]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3521,7 +3660,7 @@ func (x *CaptureFrameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureFrameRequest.ProtoReflect.Descriptor instead.
 func (*CaptureFrameRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{37}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CaptureFrameRequest) GetDeviceId() string {
@@ -3562,7 +3701,7 @@ type CaptureFrameResponse struct {
 
 func (x *CaptureFrameResponse) Reset() {
 	*x = CaptureFrameResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3574,7 +3713,7 @@ func (x *CaptureFrameResponse) String() string {
 func (*CaptureFrameResponse) ProtoMessage() {}
 
 func (x *CaptureFrameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[38]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3587,7 +3726,7 @@ func (x *CaptureFrameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CaptureFrameResponse.ProtoReflect.Descriptor instead.
 func (*CaptureFrameResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{38}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CaptureFrameResponse) GetImage() *Image {
@@ -3607,7 +3746,7 @@ type WakeRequest struct {
 
 func (x *WakeRequest) Reset() {
 	*x = WakeRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3619,7 +3758,7 @@ func (x *WakeRequest) String() string {
 func (*WakeRequest) ProtoMessage() {}
 
 func (x *WakeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[39]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3632,7 +3771,7 @@ func (x *WakeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeRequest.ProtoReflect.Descriptor instead.
 func (*WakeRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{39}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *WakeRequest) GetDeviceId() string {
@@ -3650,7 +3789,7 @@ type WakeResponse struct {
 
 func (x *WakeResponse) Reset() {
 	*x = WakeResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3662,7 +3801,7 @@ func (x *WakeResponse) String() string {
 func (*WakeResponse) ProtoMessage() {}
 
 func (x *WakeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[40]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3675,7 +3814,7 @@ func (x *WakeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WakeResponse.ProtoReflect.Descriptor instead.
 func (*WakeResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{40}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{42}
 }
 
 type UnlockRequest struct {
@@ -3690,7 +3829,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3702,7 +3841,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[41]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3715,7 +3854,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{41}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *UnlockRequest) GetDeviceId() string {
@@ -3740,7 +3879,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3752,7 +3891,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[42]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3765,7 +3904,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{42}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{44}
 }
 
 type WaitIdleRequest struct {
@@ -3780,7 +3919,7 @@ type WaitIdleRequest struct {
 
 func (x *WaitIdleRequest) Reset() {
 	*x = WaitIdleRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3792,7 +3931,7 @@ func (x *WaitIdleRequest) String() string {
 func (*WaitIdleRequest) ProtoMessage() {}
 
 func (x *WaitIdleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[43]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3805,7 +3944,7 @@ func (x *WaitIdleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitIdleRequest.ProtoReflect.Descriptor instead.
 func (*WaitIdleRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{43}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *WaitIdleRequest) GetDeviceId() string {
@@ -3832,7 +3971,7 @@ type WaitIdleResponse struct {
 
 func (x *WaitIdleResponse) Reset() {
 	*x = WaitIdleResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3844,7 +3983,7 @@ func (x *WaitIdleResponse) String() string {
 func (*WaitIdleResponse) ProtoMessage() {}
 
 func (x *WaitIdleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[44]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3857,7 +3996,7 @@ func (x *WaitIdleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitIdleResponse.ProtoReflect.Descriptor instead.
 func (*WaitIdleResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{44}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *WaitIdleResponse) GetIdle() bool {
@@ -3877,7 +4016,7 @@ type ListAppsRequest struct {
 
 func (x *ListAppsRequest) Reset() {
 	*x = ListAppsRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3889,7 +4028,7 @@ func (x *ListAppsRequest) String() string {
 func (*ListAppsRequest) ProtoMessage() {}
 
 func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[45]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3902,7 +4041,7 @@ func (x *ListAppsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsRequest.ProtoReflect.Descriptor instead.
 func (*ListAppsRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{45}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListAppsRequest) GetDeviceId() string {
@@ -3922,7 +4061,7 @@ type ListAppsResponse struct {
 
 func (x *ListAppsResponse) Reset() {
 	*x = ListAppsResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3934,7 +4073,7 @@ func (x *ListAppsResponse) String() string {
 func (*ListAppsResponse) ProtoMessage() {}
 
 func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[46]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3947,7 +4086,7 @@ func (x *ListAppsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAppsResponse.ProtoReflect.Descriptor instead.
 func (*ListAppsResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{46}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListAppsResponse) GetApps() []*App {
@@ -3973,7 +4112,7 @@ type FileInfo struct {
 
 func (x *FileInfo) Reset() {
 	*x = FileInfo{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3985,7 +4124,7 @@ func (x *FileInfo) String() string {
 func (*FileInfo) ProtoMessage() {}
 
 func (x *FileInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[47]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3998,7 +4137,7 @@ func (x *FileInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileInfo.ProtoReflect.Descriptor instead.
 func (*FileInfo) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{47}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *FileInfo) GetName() string {
@@ -4041,7 +4180,7 @@ type ListFilesRequest struct {
 
 func (x *ListFilesRequest) Reset() {
 	*x = ListFilesRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4053,7 +4192,7 @@ func (x *ListFilesRequest) String() string {
 func (*ListFilesRequest) ProtoMessage() {}
 
 func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[48]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4066,7 +4205,7 @@ func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFilesRequest.ProtoReflect.Descriptor instead.
 func (*ListFilesRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{48}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListFilesRequest) GetDeviceId() string {
@@ -4093,7 +4232,7 @@ type ListFilesResponse struct {
 
 func (x *ListFilesResponse) Reset() {
 	*x = ListFilesResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4105,7 +4244,7 @@ func (x *ListFilesResponse) String() string {
 func (*ListFilesResponse) ProtoMessage() {}
 
 func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[49]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4118,7 +4257,7 @@ func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFilesResponse.ProtoReflect.Descriptor instead.
 func (*ListFilesResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{49}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListFilesResponse) GetFiles() []*FileInfo {
@@ -4140,7 +4279,7 @@ type PullFileRequest struct {
 
 func (x *PullFileRequest) Reset() {
 	*x = PullFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4152,7 +4291,7 @@ func (x *PullFileRequest) String() string {
 func (*PullFileRequest) ProtoMessage() {}
 
 func (x *PullFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[50]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4165,7 +4304,7 @@ func (x *PullFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullFileRequest.ProtoReflect.Descriptor instead.
 func (*PullFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{50}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PullFileRequest) GetDeviceId() string {
@@ -4192,7 +4331,7 @@ type PullFileResponse struct {
 
 func (x *PullFileResponse) Reset() {
 	*x = PullFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4204,7 +4343,7 @@ func (x *PullFileResponse) String() string {
 func (*PullFileResponse) ProtoMessage() {}
 
 func (x *PullFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[51]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4217,7 +4356,7 @@ func (x *PullFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullFileResponse.ProtoReflect.Descriptor instead.
 func (*PullFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{51}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *PullFileResponse) GetChunk() []byte {
@@ -4242,7 +4381,7 @@ type PushFileHeader struct {
 
 func (x *PushFileHeader) Reset() {
 	*x = PushFileHeader{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4254,7 +4393,7 @@ func (x *PushFileHeader) String() string {
 func (*PushFileHeader) ProtoMessage() {}
 
 func (x *PushFileHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[52]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4267,7 +4406,7 @@ func (x *PushFileHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileHeader.ProtoReflect.Descriptor instead.
 func (*PushFileHeader) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{52}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PushFileHeader) GetDeviceId() string {
@@ -4306,7 +4445,7 @@ type PushFileRequest struct {
 
 func (x *PushFileRequest) Reset() {
 	*x = PushFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4318,7 +4457,7 @@ func (x *PushFileRequest) String() string {
 func (*PushFileRequest) ProtoMessage() {}
 
 func (x *PushFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[53]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4331,7 +4470,7 @@ func (x *PushFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileRequest.ProtoReflect.Descriptor instead.
 func (*PushFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{53}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *PushFileRequest) GetPart() isPushFileRequest_Part {
@@ -4386,7 +4525,7 @@ type PushFileResponse struct {
 
 func (x *PushFileResponse) Reset() {
 	*x = PushFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4398,7 +4537,7 @@ func (x *PushFileResponse) String() string {
 func (*PushFileResponse) ProtoMessage() {}
 
 func (x *PushFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[54]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4411,7 +4550,7 @@ func (x *PushFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushFileResponse.ProtoReflect.Descriptor instead.
 func (*PushFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{54}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PushFileResponse) GetSize() int64 {
@@ -4435,7 +4574,7 @@ type DeleteFileRequest struct {
 
 func (x *DeleteFileRequest) Reset() {
 	*x = DeleteFileRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4447,7 +4586,7 @@ func (x *DeleteFileRequest) String() string {
 func (*DeleteFileRequest) ProtoMessage() {}
 
 func (x *DeleteFileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[55]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4460,7 +4599,7 @@ func (x *DeleteFileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteFileRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{55}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *DeleteFileRequest) GetDeviceId() string {
@@ -4492,7 +4631,7 @@ type DeleteFileResponse struct {
 
 func (x *DeleteFileResponse) Reset() {
 	*x = DeleteFileResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4504,7 +4643,7 @@ func (x *DeleteFileResponse) String() string {
 func (*DeleteFileResponse) ProtoMessage() {}
 
 func (x *DeleteFileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[56]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4517,7 +4656,7 @@ func (x *DeleteFileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFileResponse.ProtoReflect.Descriptor instead.
 func (*DeleteFileResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{56}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
 }
 
 type ListNotificationsRequest struct {
@@ -4530,7 +4669,7 @@ type ListNotificationsRequest struct {
 
 func (x *ListNotificationsRequest) Reset() {
 	*x = ListNotificationsRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4542,7 +4681,7 @@ func (x *ListNotificationsRequest) String() string {
 func (*ListNotificationsRequest) ProtoMessage() {}
 
 func (x *ListNotificationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[57]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4555,7 +4694,7 @@ func (x *ListNotificationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNotificationsRequest.ProtoReflect.Descriptor instead.
 func (*ListNotificationsRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{57}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListNotificationsRequest) GetDeviceId() string {
@@ -4583,7 +4722,7 @@ type Notification struct {
 
 func (x *Notification) Reset() {
 	*x = Notification{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4595,7 +4734,7 @@ func (x *Notification) String() string {
 func (*Notification) ProtoMessage() {}
 
 func (x *Notification) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[58]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4608,7 +4747,7 @@ func (x *Notification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Notification.ProtoReflect.Descriptor instead.
 func (*Notification) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{58}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Notification) GetId() string {
@@ -4656,7 +4795,7 @@ type ListNotificationsResponse struct {
 
 func (x *ListNotificationsResponse) Reset() {
 	*x = ListNotificationsResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4668,7 +4807,7 @@ func (x *ListNotificationsResponse) String() string {
 func (*ListNotificationsResponse) ProtoMessage() {}
 
 func (x *ListNotificationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[59]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4681,7 +4820,7 @@ func (x *ListNotificationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListNotificationsResponse.ProtoReflect.Descriptor instead.
 func (*ListNotificationsResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{59}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListNotificationsResponse) GetNotifications() []*Notification {
@@ -4706,7 +4845,7 @@ type CreateDisplayRequest struct {
 
 func (x *CreateDisplayRequest) Reset() {
 	*x = CreateDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4718,7 +4857,7 @@ func (x *CreateDisplayRequest) String() string {
 func (*CreateDisplayRequest) ProtoMessage() {}
 
 func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[60]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4731,7 +4870,7 @@ func (x *CreateDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayRequest.ProtoReflect.Descriptor instead.
 func (*CreateDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{60}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *CreateDisplayRequest) GetDeviceId() string {
@@ -4772,7 +4911,7 @@ type CreateDisplayResponse struct {
 
 func (x *CreateDisplayResponse) Reset() {
 	*x = CreateDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4784,7 +4923,7 @@ func (x *CreateDisplayResponse) String() string {
 func (*CreateDisplayResponse) ProtoMessage() {}
 
 func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[61]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4797,7 +4936,7 @@ func (x *CreateDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDisplayResponse.ProtoReflect.Descriptor instead.
 func (*CreateDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{61}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CreateDisplayResponse) GetDisplayId() int32 {
@@ -4819,7 +4958,7 @@ type RemoveDisplayRequest struct {
 
 func (x *RemoveDisplayRequest) Reset() {
 	*x = RemoveDisplayRequest{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4831,7 +4970,7 @@ func (x *RemoveDisplayRequest) String() string {
 func (*RemoveDisplayRequest) ProtoMessage() {}
 
 func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[62]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4844,7 +4983,7 @@ func (x *RemoveDisplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayRequest.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayRequest) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{62}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *RemoveDisplayRequest) GetDeviceId() string {
@@ -4869,7 +5008,7 @@ type RemoveDisplayResponse struct {
 
 func (x *RemoveDisplayResponse) Reset() {
 	*x = RemoveDisplayResponse{}
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4881,7 +5020,7 @@ func (x *RemoveDisplayResponse) String() string {
 func (*RemoveDisplayResponse) ProtoMessage() {}
 
 func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pinky_driver_v1_driver_proto_msgTypes[63]
+	mi := &file_pinky_driver_v1_driver_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4894,7 +5033,7 @@ func (x *RemoveDisplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveDisplayResponse.ProtoReflect.Descriptor instead.
 func (*RemoveDisplayResponse) Descriptor() ([]byte, []int) {
-	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{63}
+	return file_pinky_driver_v1_driver_proto_rawDescGZIP(), []int{65}
 }
 
 var File_pinky_driver_v1_driver_proto protoreflect.FileDescriptor
@@ -4908,7 +5047,7 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x127\n" +
 	"\tplatforms\x18\x04 \x03(\x0e2\x19.pinky.driver.v1.PlatformR\tplatforms\x12?\n" +
-	"\fcapabilities\x18\x05 \x03(\x0e2\x1b.pinky.driver.v1.CapabilityR\fcapabilities\"\xa8\x03\n" +
+	"\fcapabilities\x18\x05 \x03(\x0e2\x1b.pinky.driver.v1.CapabilityR\fcapabilities\"\xf1\x03\n" +
 	"\x06Device\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -4925,7 +5064,17 @@ const file_pinky_driver_v1_driver_proto_rawDesc = "" +
 	"lock_state\x18\t \x01(\x0e2\x1a.pinky.driver.v1.LockStateR\tlockState\x12\x1b\n" +
 	"\tscreen_on\x18\n" +
 	" \x01(\bR\bscreenOn\x12!\n" +
-	"\fstate_detail\x18\v \x01(\tR\vstateDetail\"\x15\n" +
+	"\fstate_detail\x18\v \x01(\tR\vstateDetail\x12G\n" +
+	"\fcapabilities\x18\f \x01(\v2#.pinky.driver.v1.DeviceCapabilitiesR\fcapabilities\"\x87\x01\n" +
+	"\x12DeviceCapabilities\x123\n" +
+	"\x06served\x18\x01 \x03(\x0e2\x1b.pinky.driver.v1.CapabilityR\x06served\x12<\n" +
+	"\amissing\x18\x02 \x03(\v2\".pinky.driver.v1.MissingCapabilityR\amissing\"z\n" +
+	"\x11MissingCapability\x12;\n" +
+	"\n" +
+	"capability\x18\x01 \x01(\x0e2\x1b.pinky.driver.v1.CapabilityR\n" +
+	"capability\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x10\n" +
+	"\x03fix\x18\x03 \x01(\tR\x03fix\"\x15\n" +
 	"\x13WatchDevicesRequest\"}\n" +
 	"\x14WatchDevicesResponse\x124\n" +
 	"\x04kind\x18\x01 \x01(\x0e2 .pinky.driver.v1.DeviceEventKindR\x04kind\x12/\n" +
@@ -5325,7 +5474,7 @@ func file_pinky_driver_v1_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_pinky_driver_v1_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 13)
-var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_pinky_driver_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(Capability)(0),                   // 0: pinky.driver.v1.Capability
 	(Platform)(0),                     // 1: pinky.driver.v1.Platform
@@ -5343,67 +5492,69 @@ var file_pinky_driver_v1_driver_proto_goTypes = []any{
 	(*GetInfoRequest)(nil),            // 13: pinky.driver.v1.GetInfoRequest
 	(*GetInfoResponse)(nil),           // 14: pinky.driver.v1.GetInfoResponse
 	(*Device)(nil),                    // 15: pinky.driver.v1.Device
-	(*WatchDevicesRequest)(nil),       // 16: pinky.driver.v1.WatchDevicesRequest
-	(*WatchDevicesResponse)(nil),      // 17: pinky.driver.v1.WatchDevicesResponse
-	(*GetScreenRequest)(nil),          // 18: pinky.driver.v1.GetScreenRequest
-	(*App)(nil),                       // 19: pinky.driver.v1.App
-	(*Rect)(nil),                      // 20: pinky.driver.v1.Rect
-	(*Element)(nil),                   // 21: pinky.driver.v1.Element
-	(*Screen)(nil),                    // 22: pinky.driver.v1.Screen
-	(*GetScreenResponse)(nil),         // 23: pinky.driver.v1.GetScreenResponse
-	(*ScreenshotRequest)(nil),         // 24: pinky.driver.v1.ScreenshotRequest
-	(*Image)(nil),                     // 25: pinky.driver.v1.Image
-	(*ScreenshotResponse)(nil),        // 26: pinky.driver.v1.ScreenshotResponse
-	(*Point)(nil),                     // 27: pinky.driver.v1.Point
-	(*Tap)(nil),                       // 28: pinky.driver.v1.Tap
-	(*DoubleTap)(nil),                 // 29: pinky.driver.v1.DoubleTap
-	(*LongPress)(nil),                 // 30: pinky.driver.v1.LongPress
-	(*Swipe)(nil),                     // 31: pinky.driver.v1.Swipe
-	(*Pinch)(nil),                     // 32: pinky.driver.v1.Pinch
-	(*Scroll)(nil),                    // 33: pinky.driver.v1.Scroll
-	(*TypeText)(nil),                  // 34: pinky.driver.v1.TypeText
-	(*PressKey)(nil),                  // 35: pinky.driver.v1.PressKey
-	(*LaunchApp)(nil),                 // 36: pinky.driver.v1.LaunchApp
-	(*StopApp)(nil),                   // 37: pinky.driver.v1.StopApp
-	(*OpenUrl)(nil),                   // 38: pinky.driver.v1.OpenUrl
-	(*ActRequest)(nil),                // 39: pinky.driver.v1.ActRequest
-	(*ActResponse)(nil),               // 40: pinky.driver.v1.ActResponse
-	(*PointerEvent)(nil),              // 41: pinky.driver.v1.PointerEvent
-	(*KeyEvent)(nil),                  // 42: pinky.driver.v1.KeyEvent
-	(*InputRequest)(nil),              // 43: pinky.driver.v1.InputRequest
-	(*InputResponse)(nil),             // 44: pinky.driver.v1.InputResponse
-	(*StreamVideoRequest)(nil),        // 45: pinky.driver.v1.StreamVideoRequest
-	(*VideoPacket)(nil),               // 46: pinky.driver.v1.VideoPacket
-	(*StreamVideoResponse)(nil),       // 47: pinky.driver.v1.StreamVideoResponse
-	(*RequestKeyFrameRequest)(nil),    // 48: pinky.driver.v1.RequestKeyFrameRequest
-	(*RequestKeyFrameResponse)(nil),   // 49: pinky.driver.v1.RequestKeyFrameResponse
-	(*CaptureFrameRequest)(nil),       // 50: pinky.driver.v1.CaptureFrameRequest
-	(*CaptureFrameResponse)(nil),      // 51: pinky.driver.v1.CaptureFrameResponse
-	(*WakeRequest)(nil),               // 52: pinky.driver.v1.WakeRequest
-	(*WakeResponse)(nil),              // 53: pinky.driver.v1.WakeResponse
-	(*UnlockRequest)(nil),             // 54: pinky.driver.v1.UnlockRequest
-	(*UnlockResponse)(nil),            // 55: pinky.driver.v1.UnlockResponse
-	(*WaitIdleRequest)(nil),           // 56: pinky.driver.v1.WaitIdleRequest
-	(*WaitIdleResponse)(nil),          // 57: pinky.driver.v1.WaitIdleResponse
-	(*ListAppsRequest)(nil),           // 58: pinky.driver.v1.ListAppsRequest
-	(*ListAppsResponse)(nil),          // 59: pinky.driver.v1.ListAppsResponse
-	(*FileInfo)(nil),                  // 60: pinky.driver.v1.FileInfo
-	(*ListFilesRequest)(nil),          // 61: pinky.driver.v1.ListFilesRequest
-	(*ListFilesResponse)(nil),         // 62: pinky.driver.v1.ListFilesResponse
-	(*PullFileRequest)(nil),           // 63: pinky.driver.v1.PullFileRequest
-	(*PullFileResponse)(nil),          // 64: pinky.driver.v1.PullFileResponse
-	(*PushFileHeader)(nil),            // 65: pinky.driver.v1.PushFileHeader
-	(*PushFileRequest)(nil),           // 66: pinky.driver.v1.PushFileRequest
-	(*PushFileResponse)(nil),          // 67: pinky.driver.v1.PushFileResponse
-	(*DeleteFileRequest)(nil),         // 68: pinky.driver.v1.DeleteFileRequest
-	(*DeleteFileResponse)(nil),        // 69: pinky.driver.v1.DeleteFileResponse
-	(*ListNotificationsRequest)(nil),  // 70: pinky.driver.v1.ListNotificationsRequest
-	(*Notification)(nil),              // 71: pinky.driver.v1.Notification
-	(*ListNotificationsResponse)(nil), // 72: pinky.driver.v1.ListNotificationsResponse
-	(*CreateDisplayRequest)(nil),      // 73: pinky.driver.v1.CreateDisplayRequest
-	(*CreateDisplayResponse)(nil),     // 74: pinky.driver.v1.CreateDisplayResponse
-	(*RemoveDisplayRequest)(nil),      // 75: pinky.driver.v1.RemoveDisplayRequest
-	(*RemoveDisplayResponse)(nil),     // 76: pinky.driver.v1.RemoveDisplayResponse
+	(*DeviceCapabilities)(nil),        // 16: pinky.driver.v1.DeviceCapabilities
+	(*MissingCapability)(nil),         // 17: pinky.driver.v1.MissingCapability
+	(*WatchDevicesRequest)(nil),       // 18: pinky.driver.v1.WatchDevicesRequest
+	(*WatchDevicesResponse)(nil),      // 19: pinky.driver.v1.WatchDevicesResponse
+	(*GetScreenRequest)(nil),          // 20: pinky.driver.v1.GetScreenRequest
+	(*App)(nil),                       // 21: pinky.driver.v1.App
+	(*Rect)(nil),                      // 22: pinky.driver.v1.Rect
+	(*Element)(nil),                   // 23: pinky.driver.v1.Element
+	(*Screen)(nil),                    // 24: pinky.driver.v1.Screen
+	(*GetScreenResponse)(nil),         // 25: pinky.driver.v1.GetScreenResponse
+	(*ScreenshotRequest)(nil),         // 26: pinky.driver.v1.ScreenshotRequest
+	(*Image)(nil),                     // 27: pinky.driver.v1.Image
+	(*ScreenshotResponse)(nil),        // 28: pinky.driver.v1.ScreenshotResponse
+	(*Point)(nil),                     // 29: pinky.driver.v1.Point
+	(*Tap)(nil),                       // 30: pinky.driver.v1.Tap
+	(*DoubleTap)(nil),                 // 31: pinky.driver.v1.DoubleTap
+	(*LongPress)(nil),                 // 32: pinky.driver.v1.LongPress
+	(*Swipe)(nil),                     // 33: pinky.driver.v1.Swipe
+	(*Pinch)(nil),                     // 34: pinky.driver.v1.Pinch
+	(*Scroll)(nil),                    // 35: pinky.driver.v1.Scroll
+	(*TypeText)(nil),                  // 36: pinky.driver.v1.TypeText
+	(*PressKey)(nil),                  // 37: pinky.driver.v1.PressKey
+	(*LaunchApp)(nil),                 // 38: pinky.driver.v1.LaunchApp
+	(*StopApp)(nil),                   // 39: pinky.driver.v1.StopApp
+	(*OpenUrl)(nil),                   // 40: pinky.driver.v1.OpenUrl
+	(*ActRequest)(nil),                // 41: pinky.driver.v1.ActRequest
+	(*ActResponse)(nil),               // 42: pinky.driver.v1.ActResponse
+	(*PointerEvent)(nil),              // 43: pinky.driver.v1.PointerEvent
+	(*KeyEvent)(nil),                  // 44: pinky.driver.v1.KeyEvent
+	(*InputRequest)(nil),              // 45: pinky.driver.v1.InputRequest
+	(*InputResponse)(nil),             // 46: pinky.driver.v1.InputResponse
+	(*StreamVideoRequest)(nil),        // 47: pinky.driver.v1.StreamVideoRequest
+	(*VideoPacket)(nil),               // 48: pinky.driver.v1.VideoPacket
+	(*StreamVideoResponse)(nil),       // 49: pinky.driver.v1.StreamVideoResponse
+	(*RequestKeyFrameRequest)(nil),    // 50: pinky.driver.v1.RequestKeyFrameRequest
+	(*RequestKeyFrameResponse)(nil),   // 51: pinky.driver.v1.RequestKeyFrameResponse
+	(*CaptureFrameRequest)(nil),       // 52: pinky.driver.v1.CaptureFrameRequest
+	(*CaptureFrameResponse)(nil),      // 53: pinky.driver.v1.CaptureFrameResponse
+	(*WakeRequest)(nil),               // 54: pinky.driver.v1.WakeRequest
+	(*WakeResponse)(nil),              // 55: pinky.driver.v1.WakeResponse
+	(*UnlockRequest)(nil),             // 56: pinky.driver.v1.UnlockRequest
+	(*UnlockResponse)(nil),            // 57: pinky.driver.v1.UnlockResponse
+	(*WaitIdleRequest)(nil),           // 58: pinky.driver.v1.WaitIdleRequest
+	(*WaitIdleResponse)(nil),          // 59: pinky.driver.v1.WaitIdleResponse
+	(*ListAppsRequest)(nil),           // 60: pinky.driver.v1.ListAppsRequest
+	(*ListAppsResponse)(nil),          // 61: pinky.driver.v1.ListAppsResponse
+	(*FileInfo)(nil),                  // 62: pinky.driver.v1.FileInfo
+	(*ListFilesRequest)(nil),          // 63: pinky.driver.v1.ListFilesRequest
+	(*ListFilesResponse)(nil),         // 64: pinky.driver.v1.ListFilesResponse
+	(*PullFileRequest)(nil),           // 65: pinky.driver.v1.PullFileRequest
+	(*PullFileResponse)(nil),          // 66: pinky.driver.v1.PullFileResponse
+	(*PushFileHeader)(nil),            // 67: pinky.driver.v1.PushFileHeader
+	(*PushFileRequest)(nil),           // 68: pinky.driver.v1.PushFileRequest
+	(*PushFileResponse)(nil),          // 69: pinky.driver.v1.PushFileResponse
+	(*DeleteFileRequest)(nil),         // 70: pinky.driver.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),        // 71: pinky.driver.v1.DeleteFileResponse
+	(*ListNotificationsRequest)(nil),  // 72: pinky.driver.v1.ListNotificationsRequest
+	(*Notification)(nil),              // 73: pinky.driver.v1.Notification
+	(*ListNotificationsResponse)(nil), // 74: pinky.driver.v1.ListNotificationsResponse
+	(*CreateDisplayRequest)(nil),      // 75: pinky.driver.v1.CreateDisplayRequest
+	(*CreateDisplayResponse)(nil),     // 76: pinky.driver.v1.CreateDisplayResponse
+	(*RemoveDisplayRequest)(nil),      // 77: pinky.driver.v1.RemoveDisplayRequest
+	(*RemoveDisplayResponse)(nil),     // 78: pinky.driver.v1.RemoveDisplayResponse
 }
 var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	1,  // 0: pinky.driver.v1.GetInfoResponse.platforms:type_name -> pinky.driver.v1.Platform
@@ -5412,97 +5563,101 @@ var file_pinky_driver_v1_driver_proto_depIdxs = []int32{
 	2,  // 3: pinky.driver.v1.Device.connection:type_name -> pinky.driver.v1.Connection
 	3,  // 4: pinky.driver.v1.Device.state:type_name -> pinky.driver.v1.DeviceState
 	4,  // 5: pinky.driver.v1.Device.lock_state:type_name -> pinky.driver.v1.LockState
-	5,  // 6: pinky.driver.v1.WatchDevicesResponse.kind:type_name -> pinky.driver.v1.DeviceEventKind
-	15, // 7: pinky.driver.v1.WatchDevicesResponse.device:type_name -> pinky.driver.v1.Device
-	20, // 8: pinky.driver.v1.Element.bounds:type_name -> pinky.driver.v1.Rect
-	19, // 9: pinky.driver.v1.Screen.foreground_app:type_name -> pinky.driver.v1.App
-	4,  // 10: pinky.driver.v1.Screen.lock_state:type_name -> pinky.driver.v1.LockState
-	6,  // 11: pinky.driver.v1.Screen.orientation:type_name -> pinky.driver.v1.Orientation
-	21, // 12: pinky.driver.v1.Screen.elements:type_name -> pinky.driver.v1.Element
-	22, // 13: pinky.driver.v1.GetScreenResponse.screen:type_name -> pinky.driver.v1.Screen
-	7,  // 14: pinky.driver.v1.ScreenshotRequest.format:type_name -> pinky.driver.v1.ImageFormat
-	7,  // 15: pinky.driver.v1.Image.format:type_name -> pinky.driver.v1.ImageFormat
-	25, // 16: pinky.driver.v1.ScreenshotResponse.image:type_name -> pinky.driver.v1.Image
-	27, // 17: pinky.driver.v1.Tap.point:type_name -> pinky.driver.v1.Point
-	27, // 18: pinky.driver.v1.DoubleTap.point:type_name -> pinky.driver.v1.Point
-	27, // 19: pinky.driver.v1.LongPress.point:type_name -> pinky.driver.v1.Point
-	27, // 20: pinky.driver.v1.Swipe.from:type_name -> pinky.driver.v1.Point
-	27, // 21: pinky.driver.v1.Swipe.to:type_name -> pinky.driver.v1.Point
-	27, // 22: pinky.driver.v1.Pinch.center:type_name -> pinky.driver.v1.Point
-	8,  // 23: pinky.driver.v1.Scroll.direction:type_name -> pinky.driver.v1.ScrollDirection
-	27, // 24: pinky.driver.v1.Scroll.point:type_name -> pinky.driver.v1.Point
-	9,  // 25: pinky.driver.v1.PressKey.key:type_name -> pinky.driver.v1.Key
-	28, // 26: pinky.driver.v1.ActRequest.tap:type_name -> pinky.driver.v1.Tap
-	29, // 27: pinky.driver.v1.ActRequest.double_tap:type_name -> pinky.driver.v1.DoubleTap
-	30, // 28: pinky.driver.v1.ActRequest.long_press:type_name -> pinky.driver.v1.LongPress
-	31, // 29: pinky.driver.v1.ActRequest.swipe:type_name -> pinky.driver.v1.Swipe
-	33, // 30: pinky.driver.v1.ActRequest.scroll:type_name -> pinky.driver.v1.Scroll
-	34, // 31: pinky.driver.v1.ActRequest.type_text:type_name -> pinky.driver.v1.TypeText
-	35, // 32: pinky.driver.v1.ActRequest.press_key:type_name -> pinky.driver.v1.PressKey
-	36, // 33: pinky.driver.v1.ActRequest.launch_app:type_name -> pinky.driver.v1.LaunchApp
-	37, // 34: pinky.driver.v1.ActRequest.stop_app:type_name -> pinky.driver.v1.StopApp
-	38, // 35: pinky.driver.v1.ActRequest.open_url:type_name -> pinky.driver.v1.OpenUrl
-	32, // 36: pinky.driver.v1.ActRequest.pinch:type_name -> pinky.driver.v1.Pinch
-	10, // 37: pinky.driver.v1.PointerEvent.action:type_name -> pinky.driver.v1.PointerAction
-	27, // 38: pinky.driver.v1.PointerEvent.point:type_name -> pinky.driver.v1.Point
-	11, // 39: pinky.driver.v1.KeyEvent.action:type_name -> pinky.driver.v1.KeyAction
-	9,  // 40: pinky.driver.v1.KeyEvent.key:type_name -> pinky.driver.v1.Key
-	41, // 41: pinky.driver.v1.InputRequest.pointer:type_name -> pinky.driver.v1.PointerEvent
-	42, // 42: pinky.driver.v1.InputRequest.key:type_name -> pinky.driver.v1.KeyEvent
-	12, // 43: pinky.driver.v1.StreamVideoRequest.codec:type_name -> pinky.driver.v1.Codec
-	12, // 44: pinky.driver.v1.VideoPacket.codec:type_name -> pinky.driver.v1.Codec
-	46, // 45: pinky.driver.v1.StreamVideoResponse.packet:type_name -> pinky.driver.v1.VideoPacket
-	7,  // 46: pinky.driver.v1.CaptureFrameRequest.format:type_name -> pinky.driver.v1.ImageFormat
-	25, // 47: pinky.driver.v1.CaptureFrameResponse.image:type_name -> pinky.driver.v1.Image
-	19, // 48: pinky.driver.v1.ListAppsResponse.apps:type_name -> pinky.driver.v1.App
-	60, // 49: pinky.driver.v1.ListFilesResponse.files:type_name -> pinky.driver.v1.FileInfo
-	65, // 50: pinky.driver.v1.PushFileRequest.header:type_name -> pinky.driver.v1.PushFileHeader
-	71, // 51: pinky.driver.v1.ListNotificationsResponse.notifications:type_name -> pinky.driver.v1.Notification
-	13, // 52: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
-	16, // 53: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
-	18, // 54: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
-	24, // 55: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
-	39, // 56: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
-	43, // 57: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
-	45, // 58: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
-	48, // 59: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
-	50, // 60: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
-	52, // 61: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
-	54, // 62: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
-	56, // 63: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
-	58, // 64: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
-	61, // 65: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
-	63, // 66: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
-	66, // 67: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
-	68, // 68: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
-	70, // 69: pinky.driver.v1.DriverService.ListNotifications:input_type -> pinky.driver.v1.ListNotificationsRequest
-	73, // 70: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
-	75, // 71: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
-	14, // 72: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
-	17, // 73: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
-	23, // 74: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
-	26, // 75: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
-	40, // 76: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
-	44, // 77: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
-	47, // 78: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
-	49, // 79: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
-	51, // 80: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
-	53, // 81: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
-	55, // 82: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
-	57, // 83: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
-	59, // 84: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
-	62, // 85: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
-	64, // 86: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
-	67, // 87: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
-	69, // 88: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
-	72, // 89: pinky.driver.v1.DriverService.ListNotifications:output_type -> pinky.driver.v1.ListNotificationsResponse
-	74, // 90: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
-	76, // 91: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
-	72, // [72:92] is the sub-list for method output_type
-	52, // [52:72] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	16, // 6: pinky.driver.v1.Device.capabilities:type_name -> pinky.driver.v1.DeviceCapabilities
+	0,  // 7: pinky.driver.v1.DeviceCapabilities.served:type_name -> pinky.driver.v1.Capability
+	17, // 8: pinky.driver.v1.DeviceCapabilities.missing:type_name -> pinky.driver.v1.MissingCapability
+	0,  // 9: pinky.driver.v1.MissingCapability.capability:type_name -> pinky.driver.v1.Capability
+	5,  // 10: pinky.driver.v1.WatchDevicesResponse.kind:type_name -> pinky.driver.v1.DeviceEventKind
+	15, // 11: pinky.driver.v1.WatchDevicesResponse.device:type_name -> pinky.driver.v1.Device
+	22, // 12: pinky.driver.v1.Element.bounds:type_name -> pinky.driver.v1.Rect
+	21, // 13: pinky.driver.v1.Screen.foreground_app:type_name -> pinky.driver.v1.App
+	4,  // 14: pinky.driver.v1.Screen.lock_state:type_name -> pinky.driver.v1.LockState
+	6,  // 15: pinky.driver.v1.Screen.orientation:type_name -> pinky.driver.v1.Orientation
+	23, // 16: pinky.driver.v1.Screen.elements:type_name -> pinky.driver.v1.Element
+	24, // 17: pinky.driver.v1.GetScreenResponse.screen:type_name -> pinky.driver.v1.Screen
+	7,  // 18: pinky.driver.v1.ScreenshotRequest.format:type_name -> pinky.driver.v1.ImageFormat
+	7,  // 19: pinky.driver.v1.Image.format:type_name -> pinky.driver.v1.ImageFormat
+	27, // 20: pinky.driver.v1.ScreenshotResponse.image:type_name -> pinky.driver.v1.Image
+	29, // 21: pinky.driver.v1.Tap.point:type_name -> pinky.driver.v1.Point
+	29, // 22: pinky.driver.v1.DoubleTap.point:type_name -> pinky.driver.v1.Point
+	29, // 23: pinky.driver.v1.LongPress.point:type_name -> pinky.driver.v1.Point
+	29, // 24: pinky.driver.v1.Swipe.from:type_name -> pinky.driver.v1.Point
+	29, // 25: pinky.driver.v1.Swipe.to:type_name -> pinky.driver.v1.Point
+	29, // 26: pinky.driver.v1.Pinch.center:type_name -> pinky.driver.v1.Point
+	8,  // 27: pinky.driver.v1.Scroll.direction:type_name -> pinky.driver.v1.ScrollDirection
+	29, // 28: pinky.driver.v1.Scroll.point:type_name -> pinky.driver.v1.Point
+	9,  // 29: pinky.driver.v1.PressKey.key:type_name -> pinky.driver.v1.Key
+	30, // 30: pinky.driver.v1.ActRequest.tap:type_name -> pinky.driver.v1.Tap
+	31, // 31: pinky.driver.v1.ActRequest.double_tap:type_name -> pinky.driver.v1.DoubleTap
+	32, // 32: pinky.driver.v1.ActRequest.long_press:type_name -> pinky.driver.v1.LongPress
+	33, // 33: pinky.driver.v1.ActRequest.swipe:type_name -> pinky.driver.v1.Swipe
+	35, // 34: pinky.driver.v1.ActRequest.scroll:type_name -> pinky.driver.v1.Scroll
+	36, // 35: pinky.driver.v1.ActRequest.type_text:type_name -> pinky.driver.v1.TypeText
+	37, // 36: pinky.driver.v1.ActRequest.press_key:type_name -> pinky.driver.v1.PressKey
+	38, // 37: pinky.driver.v1.ActRequest.launch_app:type_name -> pinky.driver.v1.LaunchApp
+	39, // 38: pinky.driver.v1.ActRequest.stop_app:type_name -> pinky.driver.v1.StopApp
+	40, // 39: pinky.driver.v1.ActRequest.open_url:type_name -> pinky.driver.v1.OpenUrl
+	34, // 40: pinky.driver.v1.ActRequest.pinch:type_name -> pinky.driver.v1.Pinch
+	10, // 41: pinky.driver.v1.PointerEvent.action:type_name -> pinky.driver.v1.PointerAction
+	29, // 42: pinky.driver.v1.PointerEvent.point:type_name -> pinky.driver.v1.Point
+	11, // 43: pinky.driver.v1.KeyEvent.action:type_name -> pinky.driver.v1.KeyAction
+	9,  // 44: pinky.driver.v1.KeyEvent.key:type_name -> pinky.driver.v1.Key
+	43, // 45: pinky.driver.v1.InputRequest.pointer:type_name -> pinky.driver.v1.PointerEvent
+	44, // 46: pinky.driver.v1.InputRequest.key:type_name -> pinky.driver.v1.KeyEvent
+	12, // 47: pinky.driver.v1.StreamVideoRequest.codec:type_name -> pinky.driver.v1.Codec
+	12, // 48: pinky.driver.v1.VideoPacket.codec:type_name -> pinky.driver.v1.Codec
+	48, // 49: pinky.driver.v1.StreamVideoResponse.packet:type_name -> pinky.driver.v1.VideoPacket
+	7,  // 50: pinky.driver.v1.CaptureFrameRequest.format:type_name -> pinky.driver.v1.ImageFormat
+	27, // 51: pinky.driver.v1.CaptureFrameResponse.image:type_name -> pinky.driver.v1.Image
+	21, // 52: pinky.driver.v1.ListAppsResponse.apps:type_name -> pinky.driver.v1.App
+	62, // 53: pinky.driver.v1.ListFilesResponse.files:type_name -> pinky.driver.v1.FileInfo
+	67, // 54: pinky.driver.v1.PushFileRequest.header:type_name -> pinky.driver.v1.PushFileHeader
+	73, // 55: pinky.driver.v1.ListNotificationsResponse.notifications:type_name -> pinky.driver.v1.Notification
+	13, // 56: pinky.driver.v1.DriverService.GetInfo:input_type -> pinky.driver.v1.GetInfoRequest
+	18, // 57: pinky.driver.v1.DriverService.WatchDevices:input_type -> pinky.driver.v1.WatchDevicesRequest
+	20, // 58: pinky.driver.v1.DriverService.GetScreen:input_type -> pinky.driver.v1.GetScreenRequest
+	26, // 59: pinky.driver.v1.DriverService.Screenshot:input_type -> pinky.driver.v1.ScreenshotRequest
+	41, // 60: pinky.driver.v1.DriverService.Act:input_type -> pinky.driver.v1.ActRequest
+	45, // 61: pinky.driver.v1.DriverService.Input:input_type -> pinky.driver.v1.InputRequest
+	47, // 62: pinky.driver.v1.DriverService.StreamVideo:input_type -> pinky.driver.v1.StreamVideoRequest
+	50, // 63: pinky.driver.v1.DriverService.RequestKeyFrame:input_type -> pinky.driver.v1.RequestKeyFrameRequest
+	52, // 64: pinky.driver.v1.DriverService.CaptureFrame:input_type -> pinky.driver.v1.CaptureFrameRequest
+	54, // 65: pinky.driver.v1.DriverService.Wake:input_type -> pinky.driver.v1.WakeRequest
+	56, // 66: pinky.driver.v1.DriverService.Unlock:input_type -> pinky.driver.v1.UnlockRequest
+	58, // 67: pinky.driver.v1.DriverService.WaitIdle:input_type -> pinky.driver.v1.WaitIdleRequest
+	60, // 68: pinky.driver.v1.DriverService.ListApps:input_type -> pinky.driver.v1.ListAppsRequest
+	63, // 69: pinky.driver.v1.DriverService.ListFiles:input_type -> pinky.driver.v1.ListFilesRequest
+	65, // 70: pinky.driver.v1.DriverService.PullFile:input_type -> pinky.driver.v1.PullFileRequest
+	68, // 71: pinky.driver.v1.DriverService.PushFile:input_type -> pinky.driver.v1.PushFileRequest
+	70, // 72: pinky.driver.v1.DriverService.DeleteFile:input_type -> pinky.driver.v1.DeleteFileRequest
+	72, // 73: pinky.driver.v1.DriverService.ListNotifications:input_type -> pinky.driver.v1.ListNotificationsRequest
+	75, // 74: pinky.driver.v1.DriverService.CreateDisplay:input_type -> pinky.driver.v1.CreateDisplayRequest
+	77, // 75: pinky.driver.v1.DriverService.RemoveDisplay:input_type -> pinky.driver.v1.RemoveDisplayRequest
+	14, // 76: pinky.driver.v1.DriverService.GetInfo:output_type -> pinky.driver.v1.GetInfoResponse
+	19, // 77: pinky.driver.v1.DriverService.WatchDevices:output_type -> pinky.driver.v1.WatchDevicesResponse
+	25, // 78: pinky.driver.v1.DriverService.GetScreen:output_type -> pinky.driver.v1.GetScreenResponse
+	28, // 79: pinky.driver.v1.DriverService.Screenshot:output_type -> pinky.driver.v1.ScreenshotResponse
+	42, // 80: pinky.driver.v1.DriverService.Act:output_type -> pinky.driver.v1.ActResponse
+	46, // 81: pinky.driver.v1.DriverService.Input:output_type -> pinky.driver.v1.InputResponse
+	49, // 82: pinky.driver.v1.DriverService.StreamVideo:output_type -> pinky.driver.v1.StreamVideoResponse
+	51, // 83: pinky.driver.v1.DriverService.RequestKeyFrame:output_type -> pinky.driver.v1.RequestKeyFrameResponse
+	53, // 84: pinky.driver.v1.DriverService.CaptureFrame:output_type -> pinky.driver.v1.CaptureFrameResponse
+	55, // 85: pinky.driver.v1.DriverService.Wake:output_type -> pinky.driver.v1.WakeResponse
+	57, // 86: pinky.driver.v1.DriverService.Unlock:output_type -> pinky.driver.v1.UnlockResponse
+	59, // 87: pinky.driver.v1.DriverService.WaitIdle:output_type -> pinky.driver.v1.WaitIdleResponse
+	61, // 88: pinky.driver.v1.DriverService.ListApps:output_type -> pinky.driver.v1.ListAppsResponse
+	64, // 89: pinky.driver.v1.DriverService.ListFiles:output_type -> pinky.driver.v1.ListFilesResponse
+	66, // 90: pinky.driver.v1.DriverService.PullFile:output_type -> pinky.driver.v1.PullFileResponse
+	69, // 91: pinky.driver.v1.DriverService.PushFile:output_type -> pinky.driver.v1.PushFileResponse
+	71, // 92: pinky.driver.v1.DriverService.DeleteFile:output_type -> pinky.driver.v1.DeleteFileResponse
+	74, // 93: pinky.driver.v1.DriverService.ListNotifications:output_type -> pinky.driver.v1.ListNotificationsResponse
+	76, // 94: pinky.driver.v1.DriverService.CreateDisplay:output_type -> pinky.driver.v1.CreateDisplayResponse
+	78, // 95: pinky.driver.v1.DriverService.RemoveDisplay:output_type -> pinky.driver.v1.RemoveDisplayResponse
+	76, // [76:96] is the sub-list for method output_type
+	56, // [56:76] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_pinky_driver_v1_driver_proto_init() }
@@ -5511,7 +5666,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 		return
 	}
 	file_pinky_driver_v1_options_proto_init()
-	file_pinky_driver_v1_driver_proto_msgTypes[26].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[28].OneofWrappers = []any{
 		(*ActRequest_Tap)(nil),
 		(*ActRequest_DoubleTap)(nil),
 		(*ActRequest_LongPress)(nil),
@@ -5524,12 +5679,12 @@ func file_pinky_driver_v1_driver_proto_init() {
 		(*ActRequest_OpenUrl)(nil),
 		(*ActRequest_Pinch)(nil),
 	}
-	file_pinky_driver_v1_driver_proto_msgTypes[30].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[32].OneofWrappers = []any{
 		(*InputRequest_Pointer)(nil),
 		(*InputRequest_Key)(nil),
 		(*InputRequest_Text)(nil),
 	}
-	file_pinky_driver_v1_driver_proto_msgTypes[53].OneofWrappers = []any{
+	file_pinky_driver_v1_driver_proto_msgTypes[55].OneofWrappers = []any{
 		(*PushFileRequest_Header)(nil),
 		(*PushFileRequest_Chunk)(nil),
 	}
@@ -5539,7 +5694,7 @@ func file_pinky_driver_v1_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pinky_driver_v1_driver_proto_rawDesc), len(file_pinky_driver_v1_driver_proto_rawDesc)),
 			NumEnums:      13,
-			NumMessages:   64,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
