@@ -186,7 +186,7 @@ func TestStdoutPurity(t *testing.T) {
 		h := e.StdioHost()
 		h.Initialize()
 		h.OK("phone_connect", map[string]any{"device": "sim-android-1", "task": "wait"}, "LOCKED")
-		id := h.Request("tools/call", map[string]any{"name": "phone_wait_for", "arguments": map[string]any{"device": "sim-android-1", "text": "never", "timeout_ms": 60000}})
+		id := h.Request("tools/call", map[string]any{"name": "phone_wait_for", "arguments": map[string]any{"device": "sim-android-1", "text": "never", "timeout_ms": 50000}})
 		time.Sleep(300 * time.Millisecond)
 		d.Process.Signal(syscall.SIGKILL)
 		r := h.Response(id, 10*time.Second)
