@@ -139,6 +139,17 @@ type MissingCap struct {
 	Fix    string
 }
 
+// Equal reports whether d and o are the same device in every field,
+// their Caps compared by content.
+func (d Device) Equal(o Device) bool {
+	dc, oc := d.Caps, o.Caps
+	d.Caps, o.Caps = nil, nil
+	if d != o || (dc == nil) != (oc == nil) {
+		return false
+	}
+	return dc == nil || (slices.Equal(dc.Served, oc.Served) && slices.Equal(dc.Missing, oc.Missing))
+}
+
 // Serves reports whether a device serves c, given its driver's
 // capabilities: by its own Caps when it has them, else by the driver's.
 func (d Device) Serves(c Capability, driver []Capability) bool {

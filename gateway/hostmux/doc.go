@@ -9,6 +9,11 @@
 // serve. A call for a device whose own driver does not serve the
 // capability answers sdk.ErrUnsupported with a sentence naming that
 // driver, and a call for an unknown device answers sdk.ErrDeviceNotFound.
+// Each device says so with its capabilities (sdk.Device.Caps): what it
+// serves itself, and for what another driver of the host serves, that its
+// driver does not; so a host that mixes drivers passes the conformance
+// suite, which checks each device against what it declares. A host of one
+// driver sends its devices' own Caps, or none, as that driver does.
 //
 // # Devices
 //

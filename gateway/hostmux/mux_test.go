@@ -26,6 +26,17 @@ func twoDrivers() (*fakeSource, *fakeDriver, *fakeDriver) {
 	return src, full, bare
 }
 
+// ofBare is d as the link sends a device of driver "bare" beside driver
+// "full": serving nothing optional, each capability of "full" missing.
+func ofBare(d sdk.Device) sdk.Device {
+	d.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{}}
+	for _, c := range sdk.AllCapabilities {
+		d.Caps.Missing = append(d.Caps.Missing, sdk.MissingCap{Cap: c, Reason: "the bare driver on this phone host, which serves this phone, does not serve it"})
+	}
+	slices.SortFunc(d.Caps.Missing, func(a, b sdk.MissingCap) int { return strings.Compare(string(a.Cap), string(b.Cap)) })
+	return d
+}
+
 func TestInfo(t *testing.T) {
 	src := newFakeSource()
 	src.addDriver("android", sdk.CapVideo, sdk.CapInput)
@@ -221,7 +232,7 @@ func ev(kind sdk.DeviceEventKind, d sdk.Device) sdk.DeviceEvent {
 func TestWatch(t *testing.T) {
 	src, _, _ := twoDrivers()
 	w := watch(t, New(src, "test", nil))
-	w.expect("first list", ev(sdk.DeviceAdded, online("a-1")), ev(sdk.DeviceAdded, online("b-1")), sdk.DeviceEvent{Kind: sdk.DevicesSynced})
+	w.expect("first list", ev(sdk.DeviceAdded, online("a-1")), ev(sdk.DeviceAdded, ofBare(online("b-1"))), sdk.DeviceEvent{Kind: sdk.DevicesSynced})
 
 	// Each change is read back before the next one: the mux reads the
 	// source as it is when the event arrives.
@@ -238,7 +249,7 @@ func TestWatch(t *testing.T) {
 	gone.State, gone.StateDetail = sdk.StateOffline, "unplugged"
 	src.set("bare", gone)
 	src.events <- driverhost.Event{Kind: driverhost.EventOffline, Device: driverhost.Device{Device: gone, Driver: "bare"}}
-	w.expect("offline", ev(sdk.DeviceChanged, gone))
+	w.expect("offline", ev(sdk.DeviceChanged, ofBare(gone)))
 	src.remove("full", "a-2")
 	src.events <- driverhost.Event{Kind: driverhost.EventRemoved, Device: driverhost.Device{Device: online("a-2"), Driver: "full"}}
 	w.expect("a removal", ev(sdk.DeviceRemoved, sdk.Device{ID: "a-2"}))
@@ -248,7 +259,7 @@ func TestWatch(t *testing.T) {
 	src.set("bare", online("b-1"))
 	src.set("full", online("c-1"))
 	src.events <- driverhost.Event{Kind: driverhost.EventResync}
-	w.expect("after a resync", ev(sdk.DeviceChanged, online("b-1")), ev(sdk.DeviceAdded, online("c-1")),
+	w.expect("after a resync", ev(sdk.DeviceChanged, ofBare(online("b-1"))), ev(sdk.DeviceAdded, online("c-1")),
 		ev(sdk.DeviceRemoved, sdk.Device{ID: "a-1"}))
 }
 
@@ -398,4 +409,39 @@ func TestWatchSourceStops(t *testing.T) {
 	if want := []sdk.DeviceEventKind{sdk.DeviceAdded, sdk.DeviceAdded, sdk.DevicesSynced}; !slices.Equal(kinds, want) {
 		t.Errorf("events: got %v; want %v", kinds, want)
 	}
+}
+
+// TestWatchDeviceCaps: a device's own capabilities go over the link as it
+// said them, its own reasons kept, with what another driver of the host
+// serves added as missing; a device whose driver serves all the link
+// declares and that says nothing sends no Caps (as before them).
+func TestWatchDeviceCaps(t *testing.T) {
+	src := newFakeSource()
+	src.addDriver("full", sdk.CapVideo, sdk.CapInput)
+	src.addDriver("bare", sdk.CapInput)
+	own := online("b-1")
+	own.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{}, Missing: []sdk.MissingCap{{Cap: sdk.CapInput, Reason: "no scrcpy server", Fix: "install scrcpy"}}}
+	src.set("full", online("a-1"))
+	src.set("bare", own)
+	w := watch(t, New(src, "test", nil))
+	want := own
+	want.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{}, Missing: []sdk.MissingCap{
+		{Cap: sdk.CapInput, Reason: "no scrcpy server", Fix: "install scrcpy"},
+		{Cap: sdk.CapVideo, Reason: "the bare driver on this phone host, which serves this phone, does not serve it"},
+	}}
+	w.expect("first list", ev(sdk.DeviceAdded, online("a-1")), ev(sdk.DeviceAdded, want), sdk.DeviceEvent{Kind: sdk.DevicesSynced})
+	// The same Caps in a new value is no change.
+	again := own
+	again.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{}, Missing: slices.Clone(own.Caps.Missing)}
+	src.set("bare", again)
+	src.events <- driverhost.Event{Kind: driverhost.EventChanged, Device: driverhost.Device{Device: again, Driver: "bare"}}
+	served := own
+	served.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{sdk.CapInput}}
+	src.set("bare", served)
+	src.events <- driverhost.Event{Kind: driverhost.EventChanged, Device: driverhost.Device{Device: served, Driver: "bare"}}
+	wantServed := served
+	wantServed.Caps = &sdk.DeviceCaps{Served: []sdk.Capability{sdk.CapInput}, Missing: []sdk.MissingCap{
+		{Cap: sdk.CapVideo, Reason: "the bare driver on this phone host, which serves this phone, does not serve it"},
+	}}
+	w.expect("only the real change", ev(sdk.DeviceChanged, wantServed))
 }

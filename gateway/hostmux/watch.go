@@ -56,7 +56,7 @@ func (m *Mux) sendDiff(sent map[string]sdk.Device, only string, send func(sdk.De
 	for _, id := range sortedKeys(now) {
 		dev := now[id]
 		old, ok := sent[id]
-		if ok && old == dev {
+		if ok && old.Equal(dev) {
 			continue
 		}
 		kind := sdk.DeviceChanged
@@ -91,13 +91,51 @@ func (m *Mux) view(only string) map[string]sdk.Device {
 		}
 	}
 	states := map[string]driverhost.State{}
+	caps := map[string][]sdk.Capability{}
 	for _, s := range m.src.Drivers() {
-		states[s.Name] = s.State
+		states[s.Name], caps[s.Name] = s.State, s.Capabilities
 	}
+	info, _ := m.Info(context.Background())
 	out := make(map[string]sdk.Device, len(byID))
 	for id, entries := range byID {
 		e := m.pick(id, entries)
-		out[id] = wire(e, states[e.Driver])
+		dev := wire(e, states[e.Driver])
+		dev.Caps = narrowed(dev, e.Driver, caps[e.Driver], info.Capabilities)
+		out[id] = dev
+	}
+	return out
+}
+
+// narrowed is what a device of the named driver serves among the
+// capabilities the link declares (all, the union of the host's drivers):
+// nil when that is all of them and the device says nothing itself (a host
+// of one driver, as before per-device capabilities); else the device's
+// own (or its driver's) with, for each capability of another driver of
+// the host, why this phone lacks it.
+func narrowed(dev sdk.Device, driver string, driverCaps, all []sdk.Capability) *sdk.DeviceCaps {
+	var lacked []sdk.Capability
+	for _, c := range all {
+		if !slices.Contains(driverCaps, c) {
+			lacked = append(lacked, c)
+		}
+	}
+	if dev.Caps == nil && len(lacked) == 0 {
+		return nil
+	}
+	out := &sdk.DeviceCaps{}
+	if dev.Caps != nil {
+		out.Served = slices.DeleteFunc(slices.Clone(dev.Caps.Served), func(c sdk.Capability) bool { return !slices.Contains(all, c) })
+		out.Missing = slices.Clone(dev.Caps.Missing)
+	} else {
+		out.Served = slices.Clone(driverCaps)
+	}
+	if out.Served == nil {
+		out.Served = []sdk.Capability{}
+	}
+	for _, c := range lacked {
+		if _, ok := dev.Missing(c); !ok {
+			out.Missing = append(out.Missing, sdk.MissingCap{Cap: c, Reason: fmt.Sprintf("the %s driver on this phone host, which serves this phone, does not serve it", driver)})
+		}
 	}
 	return out
 }
