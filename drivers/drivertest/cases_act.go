@@ -96,7 +96,7 @@ func checkActBadArguments(t T, s *suite) {
 }
 
 func checkActPinch(t T, s *suite) {
-	if !s.getInfo(t).Has(sdk.CapPinch) {
+	if !s.serves(t, sdk.CapPinch) {
 		checkActPinchUndeclared(t, s)
 		return
 	}
@@ -313,7 +313,7 @@ func checkUnlockPIN(t T, s *suite) {
 	if s.opts.PIN == "" {
 		t.Skipf("no PIN in the options (Options.PIN, --pin) to unlock device %q with", dev)
 	}
-	if s.getInfo(t).Has(sdk.CapWake) {
+	if s.serves(t, sdk.CapWake) {
 		if err := s.drv.Wake(ctx, dev); err != nil {
 			t.Fatalf("Wake on device %q: %s", dev, errText(err))
 		}

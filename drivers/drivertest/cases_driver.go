@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +26,7 @@ var (
 var driverCases = []Case{
 	{Name: "info", Doc: "GetInfo: name [a-z0-9-]{1,32}, version set, known platforms, no duplicate capabilities", run: checkInfo},
 	{Name: "capabilities", Doc: "every RPC of a declared capability is served; every RPC of an undeclared one answers UNIMPLEMENTED", run: checkCapabilities},
+	{Name: "device-capabilities", NeedsDevice: true, Doc: "each online device's own capabilities: served ones are the driver's and are not answered UNSUPPORTED; every other capability of the driver has a missing entry with a reason and answers UNSUPPORTED", run: checkDeviceCapabilities},
 	{Name: "devices-sync", Doc: "WatchDevices sends ADDED for the current devices, then SYNCED, then stays open until canceled", run: checkDevicesSync},
 	{Name: "devices-two-watchers", Doc: "two watchers get the same initial devices", run: checkTwoWatchers},
 	{Name: "unknown-device", Doc: "every RPC on an unknown device answers NOT_FOUND (DEVICE_NOT_FOUND), whatever its display, with an error detail that parses", run: checkUnknownDevice},
@@ -90,6 +93,65 @@ func checkCapabilities(t T, s *suite) {
 	}
 }
 
+// checkDeviceCapabilities checks each online device against what it
+// declares (SPEC.md section 4). The Unlock probe is left out for a device
+// that serves unlock: a wrong PIN on a real phone counts toward its
+// lockout, and the unlock cases check that RPC.
+func checkDeviceCapabilities(t T, s *suite) {
+	info := s.getInfo(t)
+	ctx := s.ctx(t)
+	for _, d := range s.online(t) {
+		if d.Caps == nil {
+			t.Logf("device %q sends no capabilities of its own: it serves the driver's", d.ID)
+			continue
+		}
+		served := map[sdk.Capability]bool{}
+		for _, c := range d.Caps.Served {
+			served[c] = true
+			if !info.Has(c) {
+				t.Errorf("device %q serves %q, which the driver does not declare in GetInfo; want only the driver's capabilities", d.ID, c)
+			}
+		}
+		missing := map[sdk.Capability]bool{}
+		for i, m := range d.Caps.Missing {
+			switch {
+			case served[m.Cap]:
+				t.Errorf("device %q: missing[%d] names %q, which the device also serves; want each capability either served or missing", d.ID, i, m.Cap)
+			case !info.Has(m.Cap):
+				t.Errorf("device %q: missing[%d] names %q, which the driver does not declare in GetInfo; want only the driver's capabilities the device lacks", d.ID, i, m.Cap)
+			case missing[m.Cap]:
+				t.Errorf("device %q: missing[%d] names %q a second time; want one entry per capability", d.ID, i, m.Cap)
+			}
+			if strings.TrimSpace(m.Reason) == "" {
+				t.Errorf("device %q: missing %q has no reason; want one sentence saying why, for the person", d.ID, m.Cap)
+			}
+			missing[m.Cap] = true
+		}
+		for _, c := range info.Capabilities {
+			if !served[c] && !missing[c] {
+				t.Errorf("device %q neither serves %q nor lists it as missing; want a missing entry with the reason and, when there is one, the fix", d.ID, c)
+			}
+		}
+		for _, p := range probes {
+			if !info.Has(p.cap) {
+				continue // the capabilities case checks what the driver does not declare
+			}
+			if served[p.cap] {
+				if p.cap == sdk.CapUnlock {
+					continue
+				}
+				if err := p.call(ctx, s.drv, d.ID); errors.Is(err, sdk.ErrUnsupported) {
+					t.Errorf("device %q declares %q, but %s answers %s; a device MUST NOT declare what it cannot serve now (SPEC.md section 4)", d.ID, p.cap, p.name, errText(err))
+				}
+				continue
+			}
+			err := p.call(ctx, s.drv, d.ID)
+			wantErr(t, fmt.Sprintf("%s on device %q, which does not serve %q", p.name, d.ID, p.cap), err, sdk.ErrUnsupported)
+		}
+		t.Logf("device %q serves %v; lacks %v", d.ID, d.Caps.Served, slices.Sorted(maps.Keys(missing)))
+	}
+}
+
 func checkDevicesSync(t T, s *suite) {
 	info := s.getInfo(t)
 	ctx := s.ctx(t)
@@ -125,7 +187,7 @@ func checkDevicesSync(t T, s *suite) {
 				t.Errorf("device %q: %s of %d bytes; want at most 200", d.ID, field, len(v))
 			}
 		}
-		if !info.Has(sdk.CapLockEvents) && d.LockState != sdk.LockUnknown {
+		if !d.Serves(sdk.CapLockEvents, info.Capabilities) && d.LockState != sdk.LockUnknown {
 			t.Errorf("device %q: lock state %q without capability %q; want it unset", d.ID, d.LockState, sdk.CapLockEvents)
 		}
 	}

@@ -10,6 +10,19 @@
 // undeclared capability must answer UNIMPLEMENTED. Cases clean up what they
 // create, are bounded in time and do not depend on their order.
 //
+// Each device is checked against what it declares (SPEC.md section 4). A
+// device that sends its own capabilities (sdk.Device.Caps) is held to
+// them: the case device-capabilities checks, on every online device, that
+// what it serves is the driver's and is not answered UNSUPPORTED, and that
+// every other capability of the driver has a missing entry with a reason
+// and answers UNSUPPORTED. Without Options.DeviceID (--device), the cases
+// of a capability run on every online device that serves it, a result per
+// device ("PASS video-stream on sim-ios-1"); a device that lacks it is not
+// acted on for it. With a device chosen, a case of a capability that
+// device lacks skips with the device's reason and fix. The suite follows
+// WatchDevices for the whole run, so a CHANGED event that changes a
+// device's capabilities is read by the cases after it.
+//
 // # In a Go driver's own tests
 //
 // Call Run with the driver. It is served in-process through sdk.NewServer,
@@ -47,5 +60,7 @@
 // The suite acts on a real phone when one is connected: it taps a clickable
 // element, sends a tap through Input, and pushes files named
 // pinky-drivertest-* into the phone's Pinky folder (emptied afterwards; the
-// contract has no delete). Point it at a test phone.
+// contract has no delete). Without a device chosen, the cases of a
+// capability act on every online phone that serves it. Point it at test
+// phones, or choose one with Options.DeviceID (--device).
 package drivertest

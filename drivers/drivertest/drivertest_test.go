@@ -94,6 +94,9 @@ func TestCheckBroken(t *testing.T) {
 		{"delete-keeps", "files-delete", "DeleteFile"},
 		{"notes-oldest-first", "notifications-list", "want newest first"},
 		{"pinch-off-screen", "act-pinch", "centre right of the screen"},
+		{"caps-video-unsupported", "device-capabilities", `device "fake-1" declares "video", but StreamVideo answers UNSUPPORTED`},
+		{"caps-missing-served", "device-capabilities", `names "files", which the device also serves`},
+		{"caps-no-reason", "device-capabilities", `missing "video" has no reason`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bug+"/"+tt.failing, func(t *testing.T) {
@@ -383,5 +386,55 @@ func TestCheckPinchUndeclared(t *testing.T) {
 				t.Errorf("case act-pinch: got %s %q; want %s. Report:\n%s", r.Status, r.Messages, tt.want, out.String())
 			}
 		})
+	}
+}
+
+// TestCheckDeviceLacks: a device that lacks video, says so with a reason
+// and answers UNSUPPORTED for it passes; its video case skips with the
+// device's reason and fix.
+func TestCheckDeviceLacks(t *testing.T) {
+	var out bytes.Buffer
+	sum, err := Check(context.Background(), newFake("caps-lacks-video"), quick, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report:\n%s", out.String())
+	if sum.Failed != 0 {
+		t.Errorf("failed: got %d; want 0", sum.Failed)
+	}
+	r := resultOf(t, sum, "video-stream")
+	if r.Status != Skip || !strings.Contains(strings.Join(r.Messages, " "), "no encoder on this fake (fix: install one)") {
+		t.Errorf("video-stream: got %s %q; want SKIP with the device's reason and fix", r.Status, r.Messages)
+	}
+	if r := resultOf(t, sum, "device-capabilities"); r.Status != Pass {
+		t.Errorf("device-capabilities: got %s %q; want PASS", r.Status, r.Messages)
+	}
+}
+
+// TestSuiteFollowsChanged: a CHANGED event after SYNCED that takes wake
+// away reaches the suite, which then reads the device as lacking it.
+func TestSuiteFollowsChanged(t *testing.T) {
+	drv, stop, err := connect(newFake("caps-changed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	s := newSuite(drv, quick)
+	defer s.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ct := &cliT{ctx: ctx, cancel: cancel}
+	if !s.current(ct).Serves(sdk.CapFiles, s.getInfo(ct).Capabilities) {
+		t.Fatalf("device %q: got files not served; want served", fakeID)
+	}
+	for s.serves(ct, sdk.CapWake) { // until the CHANGED event is read; the context bounds a suite that never reads it
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the suite still reads wake as served after the CHANGED event that removed it: %v", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if got := s.lacks(ct, sdk.CapWake); !strings.Contains(got, "the power button is taped over") {
+		t.Errorf("lacks(wake): got %q; want the CHANGED event's reason", got)
 	}
 }

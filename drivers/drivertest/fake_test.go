@@ -87,7 +87,37 @@ func (f *fake) device() sdk.Device {
 	if f.locked {
 		ls = sdk.LockLocked
 	}
-	return sdk.Device{ID: fakeID, Platform: sdk.PlatformAndroid, Connection: sdk.ConnVirtual, State: sdk.StateOnline, LockState: ls, ScreenOn: f.screenOn}
+	return sdk.Device{ID: fakeID, Platform: sdk.PlatformAndroid, Connection: sdk.ConnVirtual, State: sdk.StateOnline, LockState: ls, ScreenOn: f.screenOn, Caps: f.caps()}
+}
+
+// caps is the device's own capabilities, by the bug knob: nil (the
+// driver's) unless the knob is about them.
+func (f *fake) caps() *sdk.DeviceCaps {
+	all := sdk.Capabilities(f)
+	without := func(c sdk.Capability) []sdk.Capability {
+		return slices.DeleteFunc(slices.Clone(all), func(x sdk.Capability) bool { return x == c })
+	}
+	noVideo := []sdk.MissingCap{{Cap: sdk.CapVideo, Reason: "no encoder on this fake", Fix: "install one"}}
+	switch f.bug {
+	case "caps-video-unsupported": // declares video, then refuses it
+		return &sdk.DeviceCaps{Served: all}
+	case "caps-lacks-video", "caps-changed":
+		return &sdk.DeviceCaps{Served: without(sdk.CapVideo), Missing: noVideo}
+	case "caps-missing-served": // says it lacks files, and serves them
+		return &sdk.DeviceCaps{Served: all, Missing: []sdk.MissingCap{{Cap: sdk.CapFiles, Reason: "no storage"}}}
+	case "caps-no-reason":
+		return &sdk.DeviceCaps{Served: without(sdk.CapVideo), Missing: []sdk.MissingCap{{Cap: sdk.CapVideo}}}
+	}
+	return nil
+}
+
+// refusesVideo is the bug knobs whose device answers UNSUPPORTED for video.
+func (f *fake) refusesVideo() error {
+	switch f.bug {
+	case "caps-video-unsupported", "caps-lacks-video", "caps-no-reason", "caps-changed":
+		return fmt.Errorf("device %q: no encoder: %w", fakeID, sdk.ErrUnsupported)
+	}
+	return nil
 }
 
 func (f *fake) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) error) error {
@@ -96,6 +126,14 @@ func (f *fake) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) erro
 	}
 	if f.bug != "no-synced" {
 		if err := send(sdk.DeviceEvent{Kind: sdk.DevicesSynced}); err != nil {
+			return err
+		}
+	}
+	if f.bug == "caps-changed" { // after SYNCED, the device loses wake
+		d := f.device()
+		d.Caps.Served = slices.DeleteFunc(d.Caps.Served, func(c sdk.Capability) bool { return c == sdk.CapWake })
+		d.Caps.Missing = append(d.Caps.Missing, sdk.MissingCap{Cap: sdk.CapWake, Reason: "the power button is taped over"})
+		if err := send(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: d}); err != nil {
 			return err
 		}
 	}
@@ -287,6 +325,9 @@ func (f *fake) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(
 	if err := f.dev(req.DeviceID); err != nil {
 		return err
 	}
+	if err := f.refusesVideo(); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	busy := f.streaming
 	f.streaming = true
@@ -329,6 +370,9 @@ func (f *fake) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(
 
 func (f *fake) RequestKeyFrame(_ context.Context, id string, _ int) error {
 	if err := f.dev(id); err != nil {
+		return err
+	}
+	if err := f.refusesVideo(); err != nil {
 		return err
 	}
 	select {

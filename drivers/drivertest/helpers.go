@@ -110,10 +110,9 @@ func (s *suite) ready(t T, ctx context.Context) *sdk.Screen {
 func (s *suite) tryReady(t T, ctx context.Context) (*sdk.Screen, string) {
 	t.Helper()
 	dev := s.deviceID(t)
-	info := s.getInfo(t)
 	sc := s.screen(t, ctx)
 	if !sc.ScreenOn || sc.LockState == sdk.LockLocked {
-		if info.Has(sdk.CapWake) {
+		if s.serves(t, sdk.CapWake) {
 			if err := s.drv.Wake(ctx, dev); err != nil {
 				t.Fatalf("Wake on device %q: %v", dev, errText(err))
 			}
@@ -122,8 +121,8 @@ func (s *suite) tryReady(t T, ctx context.Context) (*sdk.Screen, string) {
 	}
 	if sc.LockState == sdk.LockLocked {
 		switch {
-		case !info.Has(sdk.CapUnlock):
-			return sc, fmt.Sprintf("device %q is locked and the driver does not declare %q; unlock it by hand", dev, sdk.CapUnlock)
+		case !s.serves(t, sdk.CapUnlock):
+			return sc, fmt.Sprintf("device %q is locked and does not serve %q; unlock it by hand", dev, sdk.CapUnlock)
 		case s.opts.PIN == "":
 			return sc, fmt.Sprintf("device %q is locked; give its PIN (Options.PIN, --pin) so that the suite can unlock it", dev)
 		}
@@ -146,7 +145,7 @@ func (s *suite) tryReady(t T, ctx context.Context) (*sdk.Screen, string) {
 func (s *suite) settle(t T, ctx context.Context) {
 	t.Helper()
 	dev := s.deviceID(t)
-	if s.getInfo(t).Has(sdk.CapWaitIdle) {
+	if s.serves(t, sdk.CapWaitIdle) {
 		if _, err := s.drv.WaitIdle(ctx, dev, 3*time.Second); err != nil {
 			t.Fatalf("WaitIdle on device %q: %v", dev, errText(err))
 		}
@@ -225,11 +224,14 @@ var probes = []probe{
 		return c.DeleteFile(ctx, dev, "pinky-drivertest-probe.txt", false) // also removes PushFile's probe
 	}},
 	{sdk.CapDisplays, "CreateDisplay", func(ctx context.Context, c *sdk.Client, dev string) error {
-		_, err := c.CreateDisplay(ctx, dev, 640, 480, 0)
+		id, err := c.CreateDisplay(ctx, dev, 640, 480, 0)
+		if err == nil { // a device that serves displays: leave none behind
+			c.RemoveDisplay(ctx, dev, id) //nolint:errcheck // checked by the displays case
+		}
 		return err
 	}},
 	{sdk.CapDisplays, "RemoveDisplay", func(ctx context.Context, c *sdk.Client, dev string) error {
-		return c.RemoveDisplay(ctx, dev, 1)
+		return c.RemoveDisplay(ctx, dev, neverDisplay)
 	}},
 }
 

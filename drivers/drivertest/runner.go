@@ -27,7 +27,10 @@ const (
 
 // Result is how one case ended, with what it reported.
 type Result struct {
-	Name     string
+	Name string
+	// Device is the device the case ran on, when a case of a capability
+	// ran on several (each online device that serves it); empty otherwise.
+	Device   string
 	Status   Status
 	Messages []string // errors, logs and the skip reason, in order
 	Duration time.Duration
@@ -102,7 +105,9 @@ func CheckBinary(ctx context.Context, path string, opts BinaryOptions, w io.Writ
 
 // Check runs the suite against d, writing one line per case to w ("PASS
 // name", "FAIL name" with the messages below it, "SKIP name — reason") and
-// a last line "N passed, N failed, N skipped". d may be an *sdk.Client or
+// a last line "N passed, N failed, N skipped". A case of a capability that
+// runs on several devices (see Run) has a line per device: "PASS
+// video-stream on sim-ios-1". d may be an *sdk.Client or
 // an in-process driver, as in Config.Driver.
 func Check(ctx context.Context, d sdk.Driver, opts Options, w io.Writer) (Summary, error) {
 	match, err := opts.filter()
@@ -115,6 +120,7 @@ func Check(ctx context.Context, d sdk.Driver, opts Options, w io.Writer) (Summar
 	}
 	defer closeFn()
 	s := newSuite(drv, opts)
+	defer s.close()
 	var sum Summary
 	for _, c := range registry {
 		if !match(c.Name) {
@@ -123,17 +129,28 @@ func Check(ctx context.Context, d sdk.Driver, opts Options, w io.Writer) (Summar
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
 		}
-		r := runOne(ctx, s, c)
-		sum.Results = append(sum.Results, r)
-		switch r.Status {
-		case Pass:
-			sum.Passed++
-		case Fail:
-			sum.Failed++
-		case Skip:
-			sum.Skipped++
+		var rs []Result
+		if devs := s.targets(c); devs != nil {
+			for _, d := range devs {
+				r := runOne(ctx, s.on(d), c)
+				r.Device = d.ID
+				rs = append(rs, r)
+			}
+		} else {
+			rs = append(rs, runOne(ctx, s, c))
 		}
-		writeResult(w, r)
+		for _, r := range rs {
+			sum.Results = append(sum.Results, r)
+			switch r.Status {
+			case Pass:
+				sum.Passed++
+			case Fail:
+				sum.Failed++
+			case Skip:
+				sum.Skipped++
+			}
+			writeResult(w, r)
+		}
 	}
 	fmt.Fprintln(w, sum.String())
 	return sum, nil
@@ -141,20 +158,24 @@ func Check(ctx context.Context, d sdk.Driver, opts Options, w io.Writer) (Summar
 
 func writeResult(w io.Writer, r Result) {
 	d := r.Duration.Round(time.Millisecond)
+	name := r.Name
+	if r.Device != "" {
+		name += " on " + r.Device
+	}
 	switch r.Status {
 	case Skip:
 		reason := "skipped"
 		if n := len(r.Messages); n > 0 {
 			reason = r.Messages[n-1]
 		}
-		fmt.Fprintf(w, "SKIP %s — %s\n", r.Name, reason)
+		fmt.Fprintf(w, "SKIP %s — %s\n", name, reason)
 	case Pass:
-		fmt.Fprintf(w, "PASS %s (%v)\n", r.Name, d)
+		fmt.Fprintf(w, "PASS %s (%v)\n", name, d)
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "    %s\n", indent(m))
 		}
 	default:
-		fmt.Fprintf(w, "FAIL %s (%v)\n", r.Name, d)
+		fmt.Fprintf(w, "FAIL %s (%v)\n", name, d)
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "    %s\n", indent(m))
 		}

@@ -123,7 +123,9 @@ func (o Options) filter() (func(name string) bool, error) {
 // Run runs every case of the suite against cfg.Driver, each as a subtest of
 // t named after the case. Cases the driver does not declare the capability
 // for, or that need a device when there is none, are skipped with the
-// reason.
+// reason. Without Options.DeviceID, a case of a capability runs on every
+// online device that serves it, as a subtest named after the device, when
+// that is not just the device under test.
 func Run(t *testing.T, cfg Config) {
 	t.Helper()
 	if cfg.Driver == nil {
@@ -139,10 +141,20 @@ func Run(t *testing.T, cfg Config) {
 	}
 	t.Cleanup(closeFn)
 	s := newSuite(drv, cfg.Options)
+	t.Cleanup(s.close)
 	for _, c := range registry {
 		if !match(c.Name) {
 			continue
 		}
-		t.Run(c.Name, func(t *testing.T) { s.run(t, c) })
+		t.Run(c.Name, func(t *testing.T) {
+			devs := s.targets(c)
+			if devs == nil {
+				s.run(t, c)
+				return
+			}
+			for _, d := range devs {
+				t.Run(d.ID, func(t *testing.T) { s.on(d).run(t, c) })
+			}
+		})
 	}
 }

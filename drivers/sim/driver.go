@@ -43,6 +43,7 @@ type Driver struct {
 	watchMu sync.Mutex // guards watchers and devices
 	watch   map[*watcher]struct{}
 	devices map[string]sdk.Device
+	caps    []sdk.Capability // the driver's, as Info declares them through the SDK
 }
 
 var (
@@ -82,6 +83,7 @@ func New(w *World, opts ...Option) *Driver {
 	for _, o := range opts {
 		o(d)
 	}
+	d.caps = sdk.Capabilities(d)
 	d.hangs = d.faults.Hang != ""
 	if m := d.faults.HangMark; m != "" && d.hangs {
 		_, err := os.Stat(m)
@@ -95,6 +97,9 @@ func New(w *World, opts ...Option) *Driver {
 	}
 	for _, dr := range d.faults.Drops {
 		d.scheduleDrop(dr)
+	}
+	for _, l := range d.faults.Lacks {
+		d.scheduleLack(l)
 	}
 	return d
 }
@@ -210,6 +215,9 @@ func (d *Driver) with(ctx context.Context, call, id string, kind sdk.ActionKind,
 	case matches(d.faults.OfflineMidAction, call, kind):
 		d.goOffline(p)
 		return fmt.Errorf("device %q: went offline during %s: %w", id, call, sdk.ErrDeviceOffline)
+	}
+	if err := p.refuse(call); err != nil {
+		return err
 	}
 	// Each display takes the orientation of what is in front before and
 	// after the call, so sizes and bounds checks are the current ones.

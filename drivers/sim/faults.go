@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -28,6 +29,9 @@ type Faults struct {
 	Slow time.Duration
 	// Drops remove devices for a while.
 	Drops []Drop
+	// Lacks take a capability from a device for a while, as a broadcast
+	// that disconnects does: CHANGED events carry the new capabilities.
+	Lacks []Lack
 	// OfflineMidAction takes the device offline when this call or action kind
 	// arrives: the call fails with ErrDeviceOffline and the device comes back
 	// after OfflineFor.
@@ -39,6 +43,15 @@ type Faults struct {
 // Drop removes Device After the driver starts and brings it back For later.
 type Drop struct {
 	Device string
+	After  time.Duration
+	For    time.Duration
+}
+
+// Lack takes Cap from Device After the driver starts and gives it back For
+// later (never, when For is 0).
+type Lack struct {
+	Device string
+	Cap    sdk.Capability
 	After  time.Duration
 	For    time.Duration
 }
@@ -124,8 +137,12 @@ func (f *Faults) set(k, v string) error {
 		var d Drop
 		d, err = parseDrop(v)
 		f.Drops = append(f.Drops, d)
+	case "lack":
+		var l Lack
+		l, err = parseLack(v)
+		f.Lacks = append(f.Lacks, l)
 	default:
-		return fmt.Errorf("fault %q unknown; want crash_after, crash_on, hang, hang_mark, slow, drop, offline_mid_action or offline_for", k)
+		return fmt.Errorf("fault %q unknown; want crash_after, crash_on, hang, hang_mark, slow, drop, lack, offline_mid_action or offline_for", k)
 	}
 	if err != nil {
 		return fmt.Errorf("fault %s=%q: %w", k, v, err)
@@ -164,6 +181,24 @@ func parseDrop(v string) (Drop, error) {
 		return Drop{}, err
 	}
 	return Drop{Device: id, After: a, For: d}, nil
+}
+
+// parseLack reads DEVICE:CAPABILITY@AFTER/FOR.
+func parseLack(v string) (Lack, error) {
+	const want = "want DEVICE:CAPABILITY@AFTER/FOR, e.g. sim-android-1:video@2s/1s"
+	id, rest, ok1 := strings.Cut(v, ":")
+	c, times, ok2 := strings.Cut(rest, "@")
+	if !ok1 || !ok2 || id == "" {
+		return Lack{}, errors.New(want)
+	}
+	if !slices.Contains(lackable, sdk.Capability(c)) {
+		return Lack{}, fmt.Errorf("capability %q: want one of %v", c, lackable)
+	}
+	d, err := parseDrop(id + "@" + times)
+	if err != nil {
+		return Lack{}, errors.New(want)
+	}
+	return Lack{Device: id, Cap: sdk.Capability(c), After: d.After, For: d.For}, nil
 }
 
 // matches reports whether a knob naming a call or action kind applies to

@@ -15,13 +15,14 @@ import (
 )
 
 func TestParseFaults(t *testing.T) {
-	got, err := ParseFaults("crash_after=20, crash_on=type,hang=screen,slow=150ms,drop=sim-android-1@2s/1s,drop=x@0s/5s,offline_mid_action=tap,offline_for=1s")
+	got, err := ParseFaults("crash_after=20, crash_on=type,hang=screen,slow=150ms,drop=sim-android-1@2s/1s,drop=x@0s/5s,lack=sim-ios-1:video@1s/0s,offline_mid_action=tap,offline_for=1s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Faults{
 		CrashAfter: 20, CrashOn: "type", Hang: "screen", Slow: 150 * time.Millisecond,
 		Drops:            []Drop{{"sim-android-1", 2 * time.Second, time.Second}, {"x", 0, 5 * time.Second}},
+		Lacks:            []Lack{{"sim-ios-1", sdk.CapVideo, time.Second, 0}},
 		OfflineMidAction: "tap", OfflineFor: time.Second,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -34,6 +35,9 @@ func TestParseFaults(t *testing.T) {
 		{"slow=fast", `fault slow="fast"`},
 		{"drop=sim-android-1", "want DEVICE@AFTER/FOR"},
 		{"drop=a@1s/x", `fault drop="a@1s/x"`},
+		{"lack=a@1s/1s", "want DEVICE:CAPABILITY@AFTER/FOR"},
+		{"lack=a:frame_capture@1s/1s", `capability "frame_capture"`},
+		{"lack=a:video@1s", "want DEVICE:CAPABILITY@AFTER/FOR"},
 		{"explode=1", `fault "explode" unknown`},
 	}
 	for _, tt := range bad {
@@ -169,5 +173,49 @@ func TestFaultDropAndOffline(t *testing.T) {
 	}
 	if ev := next(); ev.Kind != sdk.DeviceChanged || ev.Device.State != sdk.StateOnline {
 		t.Errorf("got %+v; want changed to online", ev)
+	}
+}
+
+// TestFaultLack: the lack fault takes video from a phone for a while: a
+// CHANGED event carries its capabilities without video and the reason,
+// video calls answer UNSUPPORTED, and a second CHANGED gives it back.
+func TestFaultLack(t *testing.T) {
+	f, err := ParseFaults("lack=sim-ios-1:video@50ms/100ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDefault(t, WithFaults(f))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan sdk.DeviceEvent, 100)
+	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
+	next := func() sdk.DeviceEvent {
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(2 * time.Second):
+			t.Fatal("no event")
+			return sdk.DeviceEvent{}
+		}
+	}
+	caps := sdk.Capabilities(d)
+	for range 3 {
+		ev := next() // two Added, Synced
+		if ev.Kind == sdk.DeviceAdded && !ev.Device.Serves(sdk.CapVideo, caps) {
+			t.Errorf("device %q before the fault: got no video; want it served", ev.Device.ID)
+		}
+	}
+	ev := next()
+	if ev.Kind != sdk.DeviceChanged || ev.Device.ID != "sim-ios-1" || ev.Device.Serves(sdk.CapVideo, caps) {
+		t.Fatalf("got %+v; want sim-ios-1 changed without video", ev)
+	}
+	if m, ok := ev.Device.Missing(sdk.CapVideo); !ok || m.Reason == "" {
+		t.Errorf("missing video: got %+v, %v; want it with a reason", m, ok)
+	}
+	if err := d.RequestKeyFrame(ctx, "sim-ios-1", 0); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Errorf("RequestKeyFrame without video: got %v; want ErrUnsupported", err)
+	}
+	if ev := next(); ev.Kind != sdk.DeviceChanged || !ev.Device.Serves(sdk.CapVideo, caps) {
+		t.Errorf("got %+v; want sim-ios-1 changed with video again", ev)
 	}
 }

@@ -37,6 +37,7 @@ type phone struct {
 	timers    map[*time.Timer]struct{}
 	folder    string // the Pinky folder, made on first use
 	closed    bool
+	lacks     map[sdk.Capability]LackSpec // what the phone does not serve now
 }
 
 // entry is one screen on the back stack.
@@ -65,6 +66,10 @@ func newPhone(d *Driver, spec *PhoneSpec, all []*AppSpec) *phone {
 		present: true, online: true, screenOn: !spec.ScreenOff, locked: spec.Locked,
 		vars: map[string]string{}, lists: map[string][]string{},
 		clipboard: spec.Clipboard, timers: map[*time.Timer]struct{}{},
+		lacks: map[sdk.Capability]LackSpec{},
+	}
+	for _, l := range spec.Lacks {
+		p.lacks[l.Capability] = l
 	}
 	p.displays = map[int]*display{0: newDisplay(p, 0, spec.Width, spec.Height, spec.Density)}
 	for _, a := range all {
@@ -97,7 +102,7 @@ func (p *phone) device() sdk.Device {
 	dev := sdk.Device{
 		ID: s.ID, Name: s.Name, Model: s.Model, Manufacturer: s.Manufacturer, Platform: s.Platform,
 		OSVersion: s.OSVersion, Connection: sdk.ConnVirtual, State: sdk.StateOnline,
-		LockState: sdk.LockUnlocked, ScreenOn: p.screenOn,
+		LockState: sdk.LockUnlocked, ScreenOn: p.screenOn, Caps: p.caps(),
 	}
 	if !p.online {
 		dev.State = sdk.StateOffline

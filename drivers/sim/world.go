@@ -52,6 +52,9 @@ type PhoneSpec struct {
 	Apps []string `yaml:"apps"`
 	// Dump makes a phone that shows only this captured screen.
 	Dump string `yaml:"dump"`
+	// Lacks are capabilities of the driver this phone does not serve, each
+	// with the reason and fix it reports.
+	Lacks []LackSpec `yaml:"lacks"`
 
 	dump    *sdk.Screen
 	dumpXML []byte // the dump's bytes when it is UI Automator XML
@@ -281,6 +284,9 @@ func (p *PhoneSpec) check(apps []*AppSpec, baseDir string) error {
 	}
 	if p.Platform != sdk.PlatformAndroid && p.Platform != sdk.PlatformIOS {
 		return fmt.Errorf("platform %q: want android or ios", p.Platform)
+	}
+	if err := checkLacks(p.Lacks); err != nil {
+		return err
 	}
 	if p.Dump != "" {
 		s, raw, err := readDump(baseDir, p.Dump)

@@ -60,6 +60,9 @@ func TestParseBad(t *testing.T) {
 		{"locked without pin", "density: 420}", "density: 420, locked: true}", "needs a pin"},
 		{"bad yaml", "phones:", "phones: [", "world: yaml"},
 		{"bad fault", "phones:", "faults: {crash_after: x}\nphones:", `fault crash_after="x"`},
+		{"lacks frame capture", "density: 420}", "density: 420, lacks: [{capability: frame_capture, reason: none}]}", `phones[0] ("p1"): lacks[0]: capability "frame_capture": want one the sim serves`},
+		{"lacks twice", "density: 420}", "density: 420, lacks: [{capability: video, reason: a}, {capability: video, reason: b}]}", `lacks[1]: capability "video" is listed twice`},
+		{"lacks without reason", "density: 420}", "density: 420, lacks: [{capability: video, fix: install it}]}", "lacks[0] (video): reason is required"},
 		{"missing dump", "elements:\n          - {role: text, text: Second}", "dump: nope.xml", "dump: open"},
 	}
 	for _, tt := range tests {
