@@ -61,10 +61,20 @@ func startFace(t *testing.T, env []string, args ...string) (stop func()) {
 // with the environment that points it there. It returns the phone's serial.
 func (e *env) androidPhone(t *testing.T) string {
 	t.Helper()
+	return e.androidPhoneWith(t, true)
+}
+
+// androidPhoneWith is androidPhone, with a scrcpy server for the driver or
+// without one (SCRCPY_SERVER_PATH names a file that does not exist, so
+// that a scrcpy package installed on this computer is not found either).
+func (e *env) androidPhoneWith(t *testing.T, scrcpy bool) string {
+	t.Helper()
 	adbPath := testdep.Need(t, "adb")
 	adbPort, facePort := freeTCPPort(t), freeTCPPort(t)
 	jar := filepath.Join(t.TempDir(), "scrcpy-server")
-	os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)
+	if scrcpy {
+		os.WriteFile(jar, []byte("the virtual phone runs its own scrcpy server"), 0o644)
+	}
 	e.Extra = append(e.Extra, "HOME="+t.TempDir(), "ANDROID_ADB_SERVER_PORT="+adbPort,
 		"SCRCPY_SERVER_PATH="+jar, "SCRCPY_SERVER_VERSION=4.1") // the virtual phone's server is 4.1 (scrcpyd.ServerVersion)
 	drivers := filepath.Join(e.Home, "drivers")
@@ -146,6 +156,44 @@ func TestAndroidAgentTask(t *testing.T) {
 	text := h.OK("phone_observe", dev(), "")
 	if strings.Contains(text, "screen off") {
 		t.Errorf("the agent's read after the screen went off: %q; want the phone woken", text)
+	}
+	h.OK("phone_release", dev(), "")
+}
+
+// TestAndroidWithoutScrcpy: on a computer without a scrcpy server, the
+// Android driver passes pinky driver check for what its phone declares,
+// which names what it lacks (video, pinch, displays), why and how to
+// install scrcpy; and an agent's phone_observe with a screenshot gets the
+// picture from screencap.
+func TestAndroidWithoutScrcpy(t *testing.T) {
+	e := newEnv(t)
+	serial := e.androidPhoneWith(t, false)
+	out, errs, code := e.Run("driver", "check", filepath.Join(e.Home, "drivers", "pinky-driver-android"), "--device", serial, "--pin", "1234")
+	if code != 0 {
+		t.Errorf("pinky driver check of an Android phone without scrcpy: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"no scrcpy server was found", "SCRCPY_SERVER_PATH", "apt install scrcpy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pinky driver check printed:\n%s\nwant it to say %q", out, want)
+		}
+	}
+
+	e.Daemon("--console", "off")
+	e.Eventually("the daemon lists the Android phone", func() bool {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online
+	})
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice(serial)
+	// The check left the phone unlocked: the agent goes home through adb
+	// shell input, then looks.
+	h.OK("phone_connect", dev("task", "android: look without scrcpy"), "")
+	h.OK("phone_key", dev("key", "home"), "")
+	r := h.Call("phone_observe", dev("full", true, "screenshot", true))
+	if r.IsError || r.Images != 1 || !strings.Contains(r.Text, "Messages") {
+		t.Errorf("phone_observe with a screenshot, without scrcpy: error=%v, %d images, %q; want the home screen and its picture", r.IsError, r.Images, r.Text)
 	}
 	h.OK("phone_release", dev(), "")
 }

@@ -1,9 +1,11 @@
 package android
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +56,16 @@ func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActR
 	defer p.ctlMu.Unlock()
 	s, err := d.control(ctx, p, dev, -1)
 	if errors.Is(err, sdk.ErrUnsupported) {
+		if a.Kind == sdk.ActPinch {
+			// Two fingers are the scrcpy server's: the phone lacks pinch.
+			if lerr := d.lacks(serial, sdk.CapPinch); lerr != nil {
+				return sdk.ActResult{}, lerr
+			}
+		}
 		// No scrcpy server on this computer: adb shell input, slower.
+		if err := onShellScreen(ctx, dev, a); err != nil {
+			return sdk.ActResult{}, err
+		}
 		return sdk.ActResult{Detail: "adb shell input"}, shellInput(ctx, dev, a)
 	}
 	if err != nil {
@@ -317,6 +328,56 @@ func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
 	return err
 }
 
+// onShellScreen refuses an action of adb shell input at a point off the
+// screen, as the scrcpy session's does (input would touch nothing and say
+// nothing). The screen is wm size's, turned as dumpsys input's
+// SurfaceOrientation says (the rotation Appium reads too).
+func onShellScreen(ctx context.Context, dev *adb.Device, a sdk.Action) error {
+	var points []sdk.Point
+	switch a.Kind {
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActScroll:
+		points = []sdk.Point{a.Point}
+	case sdk.ActSwipe:
+		points = []sdk.Point{a.Point, a.To}
+	default:
+		return nil
+	}
+	out, err := shell(ctx, dev, "wm size; echo "+inputSep+"; dumpsys input")
+	if err != nil {
+		return err
+	}
+	wm, input, _ := bytes.Cut(out, []byte(inputSep))
+	w, h, err := parseWmSize(wm)
+	if err != nil {
+		return sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
+	}
+	if surfaceOrientation(input)%2 == 1 {
+		w, h = h, w
+	}
+	for _, p := range points {
+		if p.X < 0 || p.Y < 0 || p.X >= w || p.Y >= h {
+			return sdk.Invalid("point (%d,%d) is off the %dx%d screen", p.X, p.Y, w, h)
+		}
+	}
+	return nil
+}
+
+// inputSep separates wm size's output from dumpsys input's.
+const inputSep = "__PINKY_INPUT__"
+
+// surfaceOrientation is the touchscreen's rotation in dumpsys input
+// ("SurfaceOrientation: 1" is 90°), 0 when it says none.
+func surfaceOrientation(out []byte) int {
+	for line := range bytes.Lines(out) {
+		if v, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("SurfaceOrientation:")); ok {
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(v))); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 // checkPackage refuses what is not an Android package name (it goes into a
 // shell command).
 func checkPackage(pkg string) error {
@@ -451,6 +512,6 @@ func lockState(ctx context.Context, dev *adb.Device) (Lock, error) {
 }
 
 // Pinches reports that Act serves the pinch action: two fingers through
-// scrcpy's touch injection. A phone the scrcpy server cannot reach answers
-// a pinch with ErrUnsupported, as SPEC.md allows for one device.
+// scrcpy's touch injection. Without a scrcpy server the phones lack pinch
+// (caps.go) and answer it with ErrUnsupported saying why.
 func (d *Driver) Pinches() bool { return true }

@@ -18,7 +18,7 @@ const (
 // The scrcpy check's problem, and what to do.
 const (
 	scrcpyProblem = "no scrcpy server: input goes through adb shell input and there is no video"
-	scrcpyFix     = "install scrcpy (Debian/Ubuntu: apt install scrcpy; macOS: brew install scrcpy), " +
+	scrcpyFix     = "install scrcpy 3.x or 4.x (Debian/Ubuntu: apt install scrcpy; macOS: brew install scrcpy), " +
 		"or set SCRCPY_SERVER_PATH and SCRCPY_SERVER_VERSION for the android driver in drivers.yaml"
 )
 

@@ -90,6 +90,9 @@ func (d *Driver) CreateDisplay(ctx context.Context, serial string, width, height
 	if err != nil {
 		return 0, err
 	}
+	if err := d.lacksDisplays(ctx, dev); err != nil {
+		return 0, err
+	}
 	switch {
 	case width < minDisplaySide || width > maxDisplaySide || height < minDisplaySide || height > maxDisplaySide:
 		return 0, sdk.Invalid("display size %dx%d: want each side %d to %d pixels", width, height, minDisplaySide, maxDisplaySide)
@@ -131,6 +134,19 @@ func (d *Driver) CreateDisplay(ctx context.Context, serial string, width, height
 	p.dispMu.Unlock()
 	d.log.Info("background display", "serial", serial, "display", ds.id, "size", fmt.Sprintf("%dx%d/%d", ds.width, ds.height, ds.dpi))
 	return ds.id, nil
+}
+
+// lacksDisplays is the error of a phone that lacks displays (no scrcpy
+// server on this computer, or before Android 13), saying why as its Caps
+// do; nil when it has them. A version not read yet is read now.
+func (d *Driver) lacksDisplays(ctx context.Context, dev *adb.Device) error {
+	serial := dev.Serial()
+	if _, known := d.versionOf(serial); !known {
+		if level, rel, err := androidVersion(ctx, dev); err == nil {
+			d.setVersion(serial, androidRelease{level: level, release: rel})
+		}
+	}
+	return d.lacks(serial, sdk.CapDisplays)
 }
 
 // newDisplay waits for the server's "New display" line and returns the
@@ -182,11 +198,7 @@ const windowsLevel = 33
 
 // needAndroid13 is the error of a phone that cannot have background displays.
 func needAndroid13(serial, release string) error {
-	runs := "an older Android"
-	if release != "" {
-		runs = "Android " + release
-	}
-	return sdk.Errorf(sdk.ErrUnsupported, "%s: background displays need Android 13 or later, whose uiautomator reads the windows of other displays than the phone's own; this phone runs %s", serial, runs)
+	return sdk.Errorf(sdk.ErrUnsupported, "%s: %s", serial, android13Reason(release))
 }
 
 // androidVersion is the phone's API level and release.
@@ -253,8 +265,10 @@ func (d *Driver) RemoveDisplay(ctx context.Context, serial string, displayID int
 	if ds := p.takeDisplay(displayID); ds != nil {
 		ds.s.close()
 		d.log.Info("background display removed", "serial", serial, "display", displayID)
+		return nil
 	}
-	return nil
+	// A phone that lacks displays has none to remove, and says why.
+	return d.lacksDisplays(ctx, d.adb.Device(serial))
 }
 
 // liveDisplays is how many background displays the phone has.

@@ -25,7 +25,16 @@
 // delete. README.md says what a real phone does with a paste (a maximum
 // length, the moment the text sits on the clipboard). When no scrcpy
 // server can be started (none found on this computer), input falls back to
-// `adb shell input`, and the driver declares no video.
+// `adb shell input`, and the phones lack video, pinch and displays.
+//
+// # Capabilities per phone
+//
+// Each phone is listed with what it can do now (sdk.Device.Caps, caps.go):
+// video, pinch and displays need the scrcpy server, displays Android 13
+// too; a lacked one has a reason and a fix, and its calls answer
+// sdk.ErrUnsupported with the same reason. While it has none, the driver
+// looks for a scrcpy server again (Config.FindScrcpy) and, once found,
+// sends each phone CHANGED.
 //
 // The scrcpy server is found at $SCRCPY_SERVER_PATH, then where the scrcpy
 // package installs it on Linux and macOS; its exact version is
@@ -121,6 +130,12 @@ type Config struct {
 	Scrcpy ScrcpyServer
 	// NoScrcpy says why there is none, for the log and the devices' state.
 	NoScrcpy error
+	// FindScrcpy, when set, looks for a scrcpy server again while the
+	// driver has none (the person may install scrcpy while it runs): at
+	// most every 10 s, when a call needs one and at the devices' polls.
+	// Once it finds one, the phones serve video, pinch and displays, and
+	// WatchDevices sends them CHANGED (caps.go).
+	FindScrcpy func() (ScrcpyServer, error)
 	// IdleQuiet is how long the video must stay quiet for WaitIdle to say
 	// the screen is idle; zero is 300 ms (idle.go says why). Tests on a
 	// loaded machine, whose virtual phone draws its frames slowly, lengthen it.
@@ -138,10 +153,17 @@ type Driver struct {
 	log *slog.Logger
 	adb *adb.Client
 
-	mu     sync.Mutex
-	phones map[string]*phone // by serial
-	scrcpy *ScrcpyServer     // nil when none was found
-	scrErr error             // why none was found
+	declared []sdk.Capability // what the driver declares (sdk.Capabilities)
+
+	mu       sync.Mutex
+	phones   map[string]*phone         // by serial
+	versions map[string]androidRelease // the phones' Android versions, by serial, once read
+
+	scrMu     sync.Mutex    // guards scrcpy, scrErr and looked
+	scrcpy    *ScrcpyServer // nil when none was found
+	scrErr    error         // why none was found
+	looked    time.Time     // when FindScrcpy last looked
+	lookEvery time.Duration // how often, at most, FindScrcpy looks (tests shorten it)
 }
 
 // phone is what the driver keeps of one device.
@@ -186,7 +208,8 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Driver{cfg: cfg, log: log, adb: c, phones: map[string]*phone{}}
+	d := &Driver{cfg: cfg, log: log, adb: c, phones: map[string]*phone{}, versions: map[string]androidRelease{}, looked: time.Now(), lookEvery: scrcpyLookEvery}
+	d.declared = sdk.Capabilities(d)
 	if cfg.Scrcpy.Path != "" {
 		s := cfg.Scrcpy
 		d.scrcpy = &s
@@ -241,15 +264,32 @@ const (
 func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) error) error {
 	var prev []adb.DeviceInfo
 	synced := false
-	locks := map[string]Lock{}      // the last lock state sent, by serial
-	versions := map[string]string{} // the Android release, by serial, read when the phone first comes online
+	locks := map[string]Lock{}               // the last lock state sent, by serial
+	sentCaps := map[string]*sdk.DeviceCaps{} // the capabilities last sent, by serial
 	withLock := func(info adb.DeviceInfo) sdk.Device {
 		dev := device(info)
-		dev.OSVersion = versions[info.Serial]
+		if v, ok := d.versionOf(info.Serial); ok {
+			dev.OSVersion = v.release
+		}
 		if l, ok := locks[info.Serial]; ok && info.State == adb.StateDevice {
 			dev.LockState, dev.ScreenOn = lockOf(l), l.ScreenOn
 		}
+		// What the phone can do now, said with each event (caps.go).
+		dev.Caps = d.caps(info.Serial)
+		sentCaps[info.Serial] = dev.Caps
 		return dev
+	}
+	// readVersion learns the Android version of an online phone that
+	// has none yet (background displays need 13).
+	readVersion := func(serial string) {
+		if _, seen := d.versionOf(serial); seen {
+			return
+		}
+		vctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
+		defer cancel()
+		if level, rel, err := androidVersion(vctx, d.adb.Device(serial)); err == nil {
+			d.setVersion(serial, androidRelease{level: level, release: rel})
+		}
 	}
 	emit := func(list []adb.DeviceInfo) error {
 		for _, ev := range adb.Diff(prev, list) {
@@ -258,7 +298,8 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 				d.log.Warn("a phone has not authorized this computer: accept the \"Allow USB debugging?\" prompt on the phone", "serial", ev.Device.Serial)
 			}
 			if ev.Kind == adb.DeviceRemoved {
-				delete(versions, ev.Device.Serial)
+				d.forgetVersion(ev.Device.Serial)
+				delete(sentCaps, ev.Device.Serial)
 			}
 			if ev.Kind == adb.DeviceRemoved || ev.Device.State != adb.StateDevice {
 				delete(locks, ev.Device.Serial)
@@ -271,13 +312,7 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 					locks[ev.Device.Serial] = l
 				}
 				cancel()
-				if _, seen := versions[ev.Device.Serial]; !seen {
-					vctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
-					if _, rel, err := androidVersion(vctx, dev); err == nil {
-						versions[ev.Device.Serial] = rel
-					}
-					cancel()
-				}
+				readVersion(ev.Device.Serial)
 			}
 			if err := send(sdk.DeviceEvent{Kind: kind, Device: withLock(ev.Device)}); err != nil {
 				return err
@@ -291,21 +326,33 @@ func (d *Driver) WatchDevices(ctx context.Context, send func(sdk.DeviceEvent) er
 		return nil
 	}
 	// pollLocks reads each online phone's lock and screen state and sends a
-	// change as a device event (the contract's lock events).
+	// change as a device event (the contract's lock events), and so does
+	// a change of what a phone can do (a scrcpy server found, a version
+	// learned).
 	pollLocks := func() error {
 		for _, info := range prev {
 			if info.State != adb.StateDevice {
+				if !sameCaps(d.caps(info.Serial), sentCaps[info.Serial]) {
+					if err := send(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: withLock(info)}); err != nil {
+						return err
+					}
+				}
 				continue
 			}
+			readVersion(info.Serial)
+			capsChanged := !sameCaps(d.caps(info.Serial), sentCaps[info.Serial])
 			lctx, cancel := context.WithTimeout(ctx, lockPollTimeout)
 			l, err := lockState(lctx, d.adb.Device(info.Serial))
 			cancel()
-			if err != nil {
-				continue // the track will tell if the phone is gone
+			lockChanged := false
+			if err == nil {
+				old, known := locks[info.Serial]
+				locks[info.Serial] = l
+				lockChanged = !known || old.Locked != l.Locked || old.ScreenOn != l.ScreenOn
 			}
-			old, known := locks[info.Serial]
-			locks[info.Serial] = l
-			if known && old.Locked == l.Locked && old.ScreenOn == l.ScreenOn {
+			// A failed read is left to the track, which tells when the
+			// phone is gone.
+			if !lockChanged && !capsChanged {
 				continue
 			}
 			if err := send(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: withLock(info)}); err != nil {
@@ -439,6 +486,7 @@ func (d *Driver) remember(list []adb.DeviceInfo) {
 	for serial, p := range d.phones {
 		if !listed[serial] {
 			delete(d.phones, serial)
+			delete(d.versions, serial)
 			// An action may hold the session's lock: end it without waiting.
 			// The phone's background displays end with their sessions.
 			go p.endControl()

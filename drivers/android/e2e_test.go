@@ -35,6 +35,9 @@ type rig struct {
 	home    string   // the adb command's $HOME (its key)
 	scrcpy  ScrcpyServer
 	quiet   time.Duration // the driver's Config.IdleQuiet; zero is its default
+	// find is the driver's Config.FindScrcpy; nil is none. With it the
+	// driver looks again at every call that asks (lookEvery zero).
+	find func() (ScrcpyServer, error)
 }
 
 // newRig starts a private adb server and a virtual phone's adb face, and
@@ -98,9 +101,12 @@ func (r *rig) adb(t testing.TB, args ...string) string {
 // driver returns the Android driver on the rig's adb server.
 func (r *rig) driver(t testing.TB) *Driver {
 	t.Helper()
-	d, err := New(Config{ADB: adb.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.adbPort), NoStart: true}, Scrcpy: r.scrcpy, IdleQuiet: r.quiet})
+	d, err := New(Config{ADB: adb.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.adbPort), NoStart: true}, Scrcpy: r.scrcpy, IdleQuiet: r.quiet, FindScrcpy: r.find})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r.find != nil {
+		d.lookEvery = 0
 	}
 	t.Cleanup(d.Close)
 	// Wait until adb has the phone online.

@@ -52,7 +52,7 @@ func (d *Driver) WaitIdle(ctx context.Context, serial string, timeout time.Durat
 		return false, err
 	}
 	deadline := start.Add(timeout)
-	if d.scrcpy == nil {
+	if srv, _ := d.server(); srv == nil {
 		return stills(ctx, dev, deadline)
 	}
 	p.ctlMu.Lock()

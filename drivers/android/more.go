@@ -29,6 +29,9 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 	if err != nil {
 		return err
 	}
+	if err := d.lacks(req.DeviceID, sdk.CapVideo); err != nil {
+		return err
+	}
 	if req.DisplayID != 0 {
 		ds, err := d.display(p, req.DisplayID)
 		if err != nil {
@@ -77,6 +80,9 @@ func (d *Driver) streamed(ctx context.Context, req sdk.VideoRequest, s *session,
 func (d *Driver) RequestKeyFrame(ctx context.Context, serial string, display int) error {
 	p, _, err := d.phone(ctx, serial)
 	if err != nil {
+		return err
+	}
+	if err := d.lacks(serial, sdk.CapVideo); err != nil {
 		return err
 	}
 	var s *session

@@ -56,7 +56,7 @@ func (k *keptRead) sameState(sc *sdk.Screen) bool {
 // videoSession is the phone's control session if its video runs and has
 // sent a frame; nil otherwise.
 func (d *Driver) videoSession(p *phone) *session {
-	if d.scrcpy == nil || d.cfg.ReuseFor < 0 {
+	if d.cfg.ReuseFor < 0 { // without a scrcpy server there is no session
 		return nil
 	}
 	s := p.vid.Load()

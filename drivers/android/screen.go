@@ -200,6 +200,12 @@ func screenSize(ctx context.Context, dev *adb.Device) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	return parseWmSize(out)
+}
+
+// parseWmSize reads `wm size`: the override when there is one, else the
+// physical size.
+func parseWmSize(out []byte) (int, int, error) {
 	var w, h int
 	for _, line := range bytes.Split(out, []byte("\n")) {
 		var a, b int

@@ -35,7 +35,7 @@ var scrcpyServerPaths = []string{
 }
 
 // ErrNoScrcpyServer means no scrcpy server was found on this computer.
-var ErrNoScrcpyServer = errors.New("no scrcpy server found")
+var ErrNoScrcpyServer = errors.New("no scrcpy server was found on this computer")
 
 // FindScrcpyServer finds the scrcpy server: path when given (the driver's
 // command reads it from $SCRCPY_SERVER_PATH), then the scrcpy package's
@@ -45,7 +45,7 @@ func FindScrcpyServer(path, version string) (ScrcpyServer, error) {
 	var s ScrcpyServer
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {
-			return s, fmt.Errorf("SCRCPY_SERVER_PATH: %w", err)
+			return s, fmt.Errorf("%w: SCRCPY_SERVER_PATH is %s, where there is none (%v)", ErrNoScrcpyServer, path, err)
 		}
 		s.Path = path
 	} else {
@@ -57,7 +57,7 @@ func FindScrcpyServer(path, version string) (ScrcpyServer, error) {
 		}
 	}
 	if s.Path == "" {
-		return s, fmt.Errorf("%w: set SCRCPY_SERVER_PATH or install scrcpy (looked in %s)", ErrNoScrcpyServer, strings.Join(scrcpyServerPaths, ", "))
+		return s, fmt.Errorf("%w: SCRCPY_SERVER_PATH is not set, and the scrcpy package is not installed (looked in %s)", ErrNoScrcpyServer, strings.Join(scrcpyServerPaths, ", "))
 	}
 	s.Version = version
 	if s.Version == "" {
@@ -134,10 +134,11 @@ const serverPath = "/data/local/tmp/scrcpy-server.jar"
 // connects to it over a forward tunnel (a stream to its local abstract
 // socket through the adb server).
 func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o scrcpy.Options) (*session, error) {
-	if d.scrcpy == nil {
-		return nil, sdk.Errorf(sdk.ErrUnsupported, "%v", d.scrErr)
+	found, noScrcpy := d.server()
+	if found == nil {
+		return nil, noScrcpyErr(dev.Serial(), noScrcpy)
 	}
-	srv := *d.scrcpy
+	srv := *found
 	if err := d.push(ctx, p, dev, srv); err != nil {
 		return nil, err
 	}

@@ -17,11 +17,18 @@ import (
 func main() {
 	log := sdk.Logger(slog.LevelInfo)
 	// The driver's settings come from its environment, read here only.
-	scrcpy, noScrcpy := android.FindScrcpyServer(os.Getenv("SCRCPY_SERVER_PATH"), os.Getenv("SCRCPY_SERVER_VERSION"))
-	if noScrcpy != nil {
-		scrcpy = android.ScrcpyServer{} // found but unusable: none
+	path, version := os.Getenv("SCRCPY_SERVER_PATH"), os.Getenv("SCRCPY_SERVER_VERSION")
+	find := func() (android.ScrcpyServer, error) {
+		s, err := android.FindScrcpyServer(path, version)
+		if err != nil {
+			return android.ScrcpyServer{}, err // found but unusable: none
+		}
+		return s, nil
 	}
-	d, err := android.New(android.Config{Logger: log, Scrcpy: scrcpy, NoScrcpy: noScrcpy})
+	scrcpy, noScrcpy := find()
+	// The person may install scrcpy while the driver runs: it looks again
+	// while it has none, and its phones then serve video.
+	d, err := android.New(android.Config{Logger: log, Scrcpy: scrcpy, NoScrcpy: noScrcpy, FindScrcpy: find})
 	if err != nil {
 		log.Error("pinky-driver-android", "err", err)
 		os.Exit(1)
