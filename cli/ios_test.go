@@ -47,6 +47,14 @@ func iPhoneTask(t *testing.T, task string) (e *env, id string, h *e2e.Host, dev 
 // again, with or without its broadcast, and one that stops it.
 func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broadcast bool), stop func()) {
 	t.Helper()
+	return e.addIPhone(t, true, broadcast)
+}
+
+// addIPhone is iPhone, with the phone listed with a broadcast (configured:
+// `pinky ios add --video-listen`) or without one (its face then never
+// broadcasts).
+func (e *env) addIPhone(t *testing.T, configured, broadcast bool) (id string, restart func(broadcast bool), stop func()) {
+	t.Helper()
 	drivers := filepath.Join(e.Home, "drivers")
 	os.MkdirAll(drivers, 0o700)
 	b, err := os.ReadFile(e2e.Bin.IOS)
@@ -57,18 +65,30 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 		t.Fatal(err)
 	}
 	wdaPort, videoPort := freeTCPPort(t), freeTCPPort(t)
-	out, errs, code := e.Run("ios", "add", "Test iPhone", "--wda", "http://127.0.0.1:"+wdaPort,
-		"--mjpeg", "off", "--video-listen", "127.0.0.1:"+videoPort, "--app", "com.pinky.sim.shop=Shop")
+	args := []string{"ios", "add", "Test iPhone", "--wda", "http://127.0.0.1:" + wdaPort, "--mjpeg", "off", "--app", "com.pinky.sim.shop=Shop"}
+	if configured {
+		args = append(args, "--video-listen", "127.0.0.1:"+videoPort)
+	}
+	out, errs, code := e.Run(args...)
 	if code != 0 {
 		t.Fatalf("pinky ios add: exit %d: %s%s", code, out, errs)
 	}
-	m := regexp.MustCompile(`added Test iPhone \((\S+)\)\npairing secret: (\S+)\n.*device id (\S+),`).FindStringSubmatch(out)
-	if m == nil || m[3] != m[1] {
-		t.Fatalf("pinky ios add printed %q; want the id, the pairing secret, and what the phone's broadcast app needs", out)
-	}
-	id, secret := m[1], m[2]
-	if !strings.Contains(out, "encrypted with this secret") {
-		t.Errorf("pinky ios add printed %q; want it to say the broadcast is encrypted with the secret", out)
+	var secret string
+	if configured {
+		m := regexp.MustCompile(`added Test iPhone \((\S+)\)\npairing secret: (\S+)\n.*device id (\S+),`).FindStringSubmatch(out)
+		if m == nil || m[3] != m[1] {
+			t.Fatalf("pinky ios add printed %q; want the id, the pairing secret, and what the phone's broadcast app needs", out)
+		}
+		id, secret = m[1], m[2]
+		if !strings.Contains(out, "encrypted with this secret") {
+			t.Errorf("pinky ios add printed %q; want it to say the broadcast is encrypted with the secret", out)
+		}
+	} else {
+		m := regexp.MustCompile(`^added Test iPhone \((\S+)\)\n`).FindStringSubmatch(out)
+		if m == nil || strings.Contains(out, "pairing secret") {
+			t.Fatalf("pinky ios add without a broadcast printed %q; want the id and no pairing secret", out)
+		}
+		id = m[1]
 	}
 	if st, err := os.Stat(filepath.Join(e.Home, "ios.yaml")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("ios.yaml, which holds the pairing secret: %v, %v; want mode 0600", st, err)
@@ -82,11 +102,15 @@ func (e *env) iPhone(t *testing.T, broadcast bool) (id string, restart func(broa
 			face()
 		}
 		args := []string{"--wda-listen", "127.0.0.1:" + wdaPort, "--wda-mjpeg=false"}
-		if broadcast {
+		if broadcast && configured {
 			args = append(args, "--video-dial", "127.0.0.1:"+videoPort, "--video-device", id)
 		}
 		// The secret goes in the environment, not on the command line.
-		face = startFace(t, []string{"PINKY_SIM_VIDEO_SECRET=" + secret}, args...)
+		var env []string
+		if secret != "" {
+			env = []string{"PINKY_SIM_VIDEO_SECRET=" + secret}
+		}
+		face = startFace(t, env, args...)
 		e.Eventually("pinky ios list shows the phone online", func() bool {
 			out, _, _ := e.Run("ios", "list")
 			return strings.Contains(out, id) && strings.Contains(out, "online")
@@ -169,6 +193,43 @@ func TestIOSAgentTask(t *testing.T) {
 		out, _, _ := e.Run("devices")
 		return strings.Contains(out, id+": WebDriverAgent is not answering")
 	})
+}
+
+// TestIOSWithoutBroadcast: an iPhone added without a broadcast (pinky ios
+// add without --video-listen) passes pinky driver check for what it
+// declares, which names what it lacks, why and how to add a broadcast; and
+// an agent's phone_observe with a screenshot gets the picture from
+// WebDriverAgent.
+func TestIOSWithoutBroadcast(t *testing.T) {
+	e := newEnv(t)
+	id, restart, _ := e.addIPhone(t, false, false)
+	out, errs, code := e.Run("driver", "check", filepath.Join(e.Home, "drivers", "pinky-driver-ios"), "--device", id, "--pin", "1234")
+	if code != 0 {
+		t.Errorf("pinky driver check of an iPhone without a broadcast: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"no broadcast is configured for this iPhone", "pinky ios add", "--video-listen"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pinky driver check printed:\n%s\nwant it to say %q", out, want)
+		}
+	}
+	restart(false) // a fresh virtual phone, locked, for the agent
+
+	e.Daemon("--console", "off")
+	e.Eventually("the daemon lists the iPhone", func() bool {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
+	})
+	h := e.StdioHost()
+	h.Initialize()
+	dev := e2e.OnDevice(id)
+	h.OK("phone_connect", dev("task", "ios: look without a broadcast"), "LOCKED")
+	e.Unlock(id)
+	r := h.Call("phone_observe", dev("full", true, "screenshot", true))
+	if r.IsError || r.Images != 1 || !strings.Contains(r.Text, "Messages") {
+		t.Errorf("phone_observe with a screenshot, without a broadcast: error=%v, %d images, %q; want the home screen and its picture", r.IsError, r.Images, r.Text)
+	}
+	h.OK("phone_release", dev(), "")
 }
 
 // TestIOSConsoleWithoutBroadcast: while an iPhone's broadcast does not run,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pinky-gateway/pinky/drivers/dump"
+	"github.com/pinky-gateway/pinky/drivers/ios/video"
 	"github.com/pinky-gateway/pinky/drivers/ios/wda"
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
@@ -440,7 +441,8 @@ func (d *Driver) ListApps(ctx context.Context, deviceID string) ([]sdk.App, erro
 }
 
 // StreamVideo implements sdk.Streamer with the broadcast's H.264. While no
-// broadcast runs it waits for one.
+// broadcast runs it waits for one; a phone without a broadcast configured
+// does not serve video (caps.go).
 func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
 	p, err := d.phone(req.DeviceID)
 	if err != nil {
@@ -452,8 +454,8 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 	if req.Codec != "" && req.Codec != sdk.CodecH264 {
 		return sdk.Invalid("codec %q: the broadcast sends h264", req.Codec)
 	}
-	if p.rx == nil {
-		return sdk.Errorf(sdk.ErrUnsupported, "%s has no broadcast configured (pinky ios add --video-listen): no video", req.DeviceID)
+	if err := p.lacks(sdk.CapVideo); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	if p.streaming {
@@ -470,16 +472,20 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 	return p.rx.Subscribe(ctx, send)
 }
 
-// RequestKeyFrame implements sdk.Streamer.
+// RequestKeyFrame implements sdk.Streamer. While the broadcast is not
+// connected no stream runs, and it does nothing.
 func (d *Driver) RequestKeyFrame(ctx context.Context, deviceID string, displayID int) error {
 	p, err := d.phone(deviceID)
 	if err != nil {
 		return err
 	}
-	if p.rx == nil {
-		return sdk.Errorf(sdk.ErrUnsupported, "%s has no broadcast configured", deviceID)
+	if err := p.lacks(sdk.CapVideo); err != nil {
+		return err
 	}
-	return mapErr(deviceID, p.rx.RequestKeyFrame())
+	if err := p.rx.RequestKeyFrame(); err != nil && !errors.Is(err, video.ErrNoBroadcast) {
+		return mapErr(deviceID, err)
+	}
+	return nil // without a broadcast no stream runs: nothing to do (SPEC.md 5.7)
 }
 
 // inputState is the mirror's finger between down and up.

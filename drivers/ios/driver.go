@@ -26,10 +26,19 @@
 //
 // Screenshots come from the broadcast when one runs (a JPEG the phone makes
 // from its latest frame: fast, no H.264 decoding here), else from WDA's
-// MJPEG stream, else from /screenshot (a PNG, slow over Wi-Fi). The driver
-// declares frame capture so that the gateway asks for the fast one first.
-// Video is the broadcast's H.264; while none runs, StreamVideo waits for
-// one and the driver logs that the person can start it.
+// MJPEG stream, else from /screenshot (a PNG, slow over Wi-Fi). A phone
+// whose broadcast is connected serves frame capture, so that the gateway
+// asks for the fast one first. Video is the broadcast's H.264; while none
+// runs, StreamVideo waits for one and the driver logs that the person can
+// start it.
+//
+// # Capabilities per phone
+//
+// Each phone's device says what it serves now (caps.go): without a
+// broadcast configured, neither video nor frame capture; with one, video,
+// and frame capture while the broadcast is connected, with a CHANGED event
+// when it connects and drops. A lacked capability answers ErrUnsupported
+// with the reason and the fix its device reports.
 //
 // # Faults
 //
@@ -84,7 +93,8 @@ type Driver struct {
 	ctx    context.Context // the driver's life
 	cancel context.CancelFunc
 	start  sync.Once
-	ready  chan struct{} // closed after the first load and probe
+	ready  chan struct{}    // closed after the first load and probe
+	caps   []sdk.Capability // what the driver serves for some phone (caps.go)
 
 	mu       sync.Mutex
 	phones   map[string]*phone // by id
@@ -107,8 +117,10 @@ func New(cfg Config) (*Driver, error) {
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Driver{cfg: cfg, log: log, ctx: ctx, cancel: cancel, ready: make(chan struct{}),
-		phones: map[string]*phone{}, watchers: map[*watcher]bool{}}, nil
+	d := &Driver{cfg: cfg, log: log, ctx: ctx, cancel: cancel, ready: make(chan struct{}),
+		phones: map[string]*phone{}, watchers: map[*watcher]bool{}}
+	d.caps = sdk.Capabilities(d)
+	return d, nil
 }
 
 // Close stops probing and every phone's video, and ends the WDA sessions.
@@ -220,7 +232,7 @@ func (d *Driver) reload() {
 		}
 		if old != nil {
 			stopped = append(stopped, old)
-			p.dev.State = old.device().State
+			p.dev.State = old.device().State // (d.mu before p.mu)
 		}
 		d.phones[pc.ID] = p
 		kind := sdk.DeviceAdded
@@ -228,7 +240,7 @@ func (d *Driver) reload() {
 			kind = sdk.DeviceChanged
 		}
 		d.log.Info("phone listed", "device", pc.ID, "name", pc.Name, "wda", pc.WDA)
-		d.emitLocked(sdk.DeviceEvent{Kind: kind, Device: p.dev})
+		d.emitLocked(sdk.DeviceEvent{Kind: kind, Device: p.device()})
 	}
 	for id, p := range d.phones {
 		if !keep[id] {
@@ -251,18 +263,24 @@ func (d *Driver) probeAll() {
 	var wg sync.WaitGroup
 	for _, p := range phones {
 		wg.Go(func() {
-			dev, changed := p.probe(d.ctx, d.log)
-			if !changed {
-				return
+			if p.probe(d.ctx, d.log) {
+				d.phoneChanged(p)
 			}
-			d.mu.Lock()
-			if d.phones[dev.ID] == p { // not replaced or removed meanwhile
-				d.emitLocked(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: dev})
-			}
-			d.mu.Unlock()
 		})
 	}
 	wg.Wait()
+}
+
+// phoneChanged sends p's device as it is now in a CHANGED event, unless p
+// was replaced or removed meanwhile. Each event is made under d.mu from
+// the phone's current state, so the last one a watcher gets is the
+// latest, whichever of the probe and the broadcast changed it.
+func (d *Driver) phoneChanged(p *phone) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.phones[p.cfg.ID] == p {
+		d.emitLocked(sdk.DeviceEvent{Kind: sdk.DeviceChanged, Device: p.device()})
+	}
 }
 
 // watcher is one WatchDevices call's queue.
@@ -377,7 +395,7 @@ func mapErr(id string, err error) error {
 	case errors.Is(err, wda.ErrUnknownCommand):
 		return sdk.Errorf(sdk.ErrUnsupported, "%s: this WebDriverAgent does not know the command: %v", id, err)
 	case errors.Is(err, video.ErrNoBroadcast):
-		return sdk.Errorf(sdk.ErrUnsupported, "%s: no broadcast runs on the phone: %v", id, err)
+		return sdk.Errorf(sdk.ErrUnsupported, "%s: %s; %s", id, reasonNotConnected, fixNotConnected)
 	}
 	return sdk.Errorf(sdk.ErrInternal, "%s: %v", id, err)
 }

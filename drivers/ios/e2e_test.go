@@ -145,10 +145,17 @@ func (r *rig) driver(t testing.TB) *Driver {
 }
 
 // TestConformance runs the driver conformance suite on the virtual iPhone
-// through its WDA face and broadcast.
+// through its WDA face and broadcast. TestConformanceWithoutBroadcast
+// (caps_test.go) runs it on a phone without one.
 func TestConformance(t *testing.T) {
 	r := newRig(t, rigOpt{video: true})
 	d := r.driver(t)
+	// Frame capture is the phone's once its broadcast connects: the suite
+	// checks every capability it serves.
+	testkit.WaitUntil(t, "the phone serves frame capture", func() bool {
+		p, err := d.phone(phoneID)
+		return err == nil && p.device().Serves(sdk.CapFrameCapture, d.caps)
+	})
 	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
 }
 

@@ -22,9 +22,13 @@ type phone struct {
 	wda *wda.Client
 	rx  *video.Receiver // nil without a broadcast configured
 	end context.CancelFunc
+	all []sdk.Capability // the driver's capabilities (caps.go)
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// dev is the phone as last probed, without its Caps: device adds
+	// them from the list entry and live.
 	dev       sdk.Device
+	live      bool              // the broadcast is connected (OnLive)
 	scale     float64           // points → pixels, from /wda/screen; 0 until read
 	size      [2]float64        // the screen in points
 	names     map[string]string // bundle id → name, of apps seen in front
@@ -56,7 +60,7 @@ func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(d.ctx)
-	p := &phone{cfg: pc, wda: c, end: cancel, names: map[string]string{},
+	p := &phone{cfg: pc, wda: c, end: cancel, all: d.caps, names: map[string]string{},
 		dev: sdk.Device{
 			ID: pc.ID, Name: pc.Name, Manufacturer: "Apple", Platform: sdk.PlatformIOS,
 			Connection: sdk.ConnWiFi, State: sdk.StateOffline, StateDetail: "not probed yet",
@@ -77,6 +81,10 @@ func (d *Driver) newPhone(pc config.Phone) (*phone, error) {
 				} else {
 					log.Warn("no broadcast: screenshots come from WebDriverAgent, slower, and there is no video", "check", "broadcast "+pc.ID,
 						"fix", "start the broadcast on the phone: Control Center, long-press screen recording, pick Pinky")
+				}
+				// Frame capture comes and goes with the broadcast.
+				if p.setLive(live) {
+					d.phoneChanged(p)
 				}
 			},
 		})
@@ -114,21 +122,25 @@ func (p *phone) stop() {
 	p.wda.Close(ctx) // best effort: the phone may be gone
 }
 
-// device is the phone as WatchDevices reports it.
+// device is the phone as WatchDevices reports it, with what it serves now.
 func (p *phone) device() sdk.Device {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.dev
+	dev := p.dev
+	dev.Caps = p.capsLocked()
+	return dev
 }
 
 // probe asks WDA how the phone is and reports whether that changed.
-func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) {
+func (p *phone) probe(ctx context.Context, log *slog.Logger) bool {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	next := p.device()
+	p.mu.Lock()
+	next := p.dev // without Caps, which the broadcast changes meanwhile
+	p.mu.Unlock()
 	st, err := p.wda.Status(ctx)
 	if ctx.Err() != nil && err != nil && !isTimeout(ctx) {
-		return next, false // the driver is closing
+		return false // the driver is closing
 	}
 	if err != nil || !st.Ready {
 		next.State, next.LockState, next.ScreenOn = sdk.StateOffline, sdk.LockUnknown, false
@@ -181,7 +193,7 @@ func (p *phone) probe(ctx context.Context, log *slog.Logger) (sdk.Device, bool) 
 	defer p.mu.Unlock()
 	changed := next != p.dev
 	p.dev = next
-	return next, changed
+	return changed
 }
 
 // setWoken records that the lock screen was lit (or went dark).

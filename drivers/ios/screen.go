@@ -140,8 +140,10 @@ func (d *Driver) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sd
 }
 
 // CaptureFrame implements sdk.FrameCapturer: a still from the broadcast,
-// made on the phone from its latest frame. Without a broadcast it is
-// ErrUnsupported, and the gateway takes a Screenshot instead.
+// made on the phone from its latest frame. A phone serves it only while its
+// broadcast is connected (its device says so, caps.go); otherwise it is
+// ErrUnsupported with the reason and the fix, and the gateway takes a
+// Screenshot instead.
 func (d *Driver) CaptureFrame(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
 	p, err := d.phone(req.DeviceID)
 	if err != nil {
@@ -150,8 +152,8 @@ func (d *Driver) CaptureFrame(ctx context.Context, req sdk.ScreenshotRequest) (*
 	if err := checkShot(req); err != nil {
 		return nil, err
 	}
-	if p.rx == nil {
-		return nil, sdk.Errorf(sdk.ErrUnsupported, "%s has no broadcast configured (pinky ios add --video-listen)", req.DeviceID)
+	if err := p.lacks(sdk.CapFrameCapture); err != nil {
+		return nil, err
 	}
 	return d.still(ctx, p, req, sdk.FormatJPEG)
 }
