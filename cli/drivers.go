@@ -324,6 +324,25 @@ func printDevices(w io.Writer, ds []api.Device) {
 			fmt.Fprintf(w, "%s: %s\n", show(d.ID), show(d.Detail))
 		}
 	}
+	for _, d := range ds {
+		for _, m := range d.Missing {
+			fmt.Fprintf(w, "%s lacks %s\n", show(d.ID), missingLine(m))
+		}
+	}
+}
+
+// missingLine says what a phone lacks, why and how the person enables it,
+// in one line of safe text: "video: no scrcpy server found; to enable it:
+// install scrcpy 3.x".
+func missingLine(m api.MissingCap) string {
+	line := show(m.Capability)
+	if m.Reason != "" {
+		line += ": " + show(m.Reason)
+	}
+	if m.Fix != "" {
+		line += "; to enable it: " + show(m.Fix)
+	}
+	return line
 }
 
 func printScreen(w io.Writer, s *sdk.Screen) {

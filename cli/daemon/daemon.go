@@ -480,19 +480,6 @@ func APIDriver(s driverhost.DriverStatus) api.Driver {
 
 func (g *Gateway) devices() []api.Device { return APIDevices(g.host.Devices()) }
 
-// APIDevices is the local API's view of the driver host's phones.
-func APIDevices(ds []driverhost.Device) []api.Device {
-	out := make([]api.Device, len(ds))
-	for i, d := range ds {
-		out[i] = api.Device{
-			ID: d.ID, Driver: d.Driver, Host: d.Host, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
-			Platform: string(d.Platform), OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State),
-			LockState: string(d.LockState), Duplicate: d.Duplicate, Detail: d.StateDetail,
-		}
-	}
-	return out
-}
-
 // autoUnlockPINs is the PIN source of automatic unlock: the OS keychain when
 // the person turned it on, else none.
 func autoUnlockPINs(on bool, log *slog.Logger) agent.PINSource {

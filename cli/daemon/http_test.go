@@ -51,6 +51,10 @@ func (s simDrivers) Serves(_ string, c sdk.Capability) bool {
 	return slices.Contains(sdk.Capabilities(s.d), c)
 }
 
+func (s simDrivers) Missing(string, sdk.Capability) (sdk.MissingCap, bool) {
+	return sdk.MissingCap{}, false
+}
+
 func (s simDrivers) Subscribe() (<-chan driverhost.Event, func()) {
 	return make(chan driverhost.Event), func() {}
 }

@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"github.com/pinky-gateway/pinky/drivers/sdk"
 	"github.com/pinky-gateway/pinky/gateway/agent"
 	"github.com/pinky-gateway/pinky/gateway/api"
 	"github.com/pinky-gateway/pinky/gateway/approval"
+	"github.com/pinky-gateway/pinky/gateway/driverhost"
 	"github.com/pinky-gateway/pinky/gateway/events"
 	"github.com/pinky-gateway/pinky/gateway/settings"
 )
@@ -12,6 +14,31 @@ import (
 // own types so that its clients see the same JSON while the core changes;
 // these functions are the one place that copies one into the other
 // (wire_test.go fails when a field of the core is not copied).
+
+// APIDevices is the local API's view of the driver host's phones.
+// It is never nil ([] on the wire when there are none).
+func APIDevices(ds []driverhost.Device) []api.Device {
+	out := make([]api.Device, len(ds))
+	for i, d := range ds {
+		out[i] = apiDevice(d)
+	}
+	return out
+}
+
+// apiDevice is a phone on the wire, with what it lacks (sdk.Device.Caps).
+func apiDevice(d driverhost.Device) api.Device {
+	out := api.Device{
+		ID: d.ID, Driver: d.Driver, Host: d.Host, Online: d.Online, Name: d.Name, Model: d.Model, Manufacturer: d.Manufacturer,
+		Platform: string(d.Platform), OSVersion: d.OSVersion, Connection: string(d.Connection), State: string(d.State),
+		LockState: string(d.LockState), Duplicate: d.Duplicate, Detail: d.StateDetail,
+	}
+	if d.Caps != nil {
+		out.Missing = wireList(d.Caps.Missing, func(m sdk.MissingCap) api.MissingCap {
+			return api.MissingCap{Capability: string(m.Cap), Reason: m.Reason, Fix: m.Fix}
+		})
+	}
+	return out
+}
 
 // apiCard is an approval's card on the wire.
 func apiCard(c approval.Card) api.Card {

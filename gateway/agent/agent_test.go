@@ -22,6 +22,9 @@ type simDrivers struct {
 	online map[string]bool
 	events chan driverhost.Event
 	wrap   func(sdk.Driver) sdk.Driver // optional, to inject faults
+	// missing is what the phones lack, as their Caps would say (guarded
+	// by mu; see lack).
+	missing map[sdk.Capability]sdk.MissingCap
 }
 
 func newSimDrivers(t *testing.T) *simDrivers {
@@ -63,8 +66,33 @@ func (s *simDrivers) driver() sdk.Full {
 // Serves reads the capabilities the (wrapped) driver declares, as the
 // driver host does.
 func (s *simDrivers) Serves(_ string, c sdk.Capability) bool {
+	s.mu.Lock()
+	_, lacks := s.missing[c]
+	s.mu.Unlock()
+	if lacks {
+		return false
+	}
 	info, err := s.driver().Info(context.Background())
 	return err == nil && slices.Contains(info.Capabilities, c)
+}
+
+// Missing is what the test says the phones lack.
+func (s *simDrivers) Missing(_ string, c sdk.Capability) (sdk.MissingCap, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.missing[c]
+	return m, ok
+}
+
+// lack makes the phones lack capability c, for reason m.
+func (s *simDrivers) lack(c sdk.Capability, m sdk.MissingCap) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.missing == nil {
+		s.missing = map[sdk.Capability]sdk.MissingCap{}
+	}
+	m.Cap = c
+	s.missing[c] = m
 }
 
 func (s *simDrivers) Subscribe() (<-chan driverhost.Event, func()) { return s.events, func() {} }

@@ -32,7 +32,7 @@ func (m *Manager) displayOf(p *phone) int {
 func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, tk *task) error {
 	m := s.m
 	if !m.serves(p, sdk.CapDisplays) {
-		return Errorf(CodeUnsupported, "the driver of %s cannot make background displays: connect without background", tk.device)
+		return m.unsupported(p, tk.device, sdk.CapDisplays, "the driver of "+tk.device+" cannot make background displays: connect without background")
 	}
 	m.mu.Lock()
 	w, h := p.boxSize.X, p.boxSize.Y

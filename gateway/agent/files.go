@@ -50,7 +50,7 @@ func (s *Session) Files(ctx context.Context, device string, req FilesRequest, pr
 		return fail(err)
 	}
 	if !s.m.serves(c.p, sdk.CapFiles) {
-		return fail(Errorf(CodeUnsupported, "%s has no Pinky folder", device))
+		return fail(s.m.unsupported(c.p, device, sdk.CapFiles, device+" has no Pinky folder"))
 	}
 	f := c.drv
 	res := &FilesResult{Action: req.Action, Path: req.Path}

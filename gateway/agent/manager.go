@@ -24,9 +24,12 @@ type Drivers interface {
 	Devices() []driverhost.Device
 	Drivers() []driverhost.DriverStatus
 	DriverForDevice(id string) (sdk.Full, string, error)
-	// Serves reports whether the driver of a device serves a capability,
-	// as the driver declares it.
+	// Serves reports whether a device serves a capability: as the device
+	// says now, within what its driver declares.
 	Serves(deviceID string, c sdk.Capability) bool
+	// Missing returns why a device lacks a capability and how the person
+	// can enable it, when the device says so (sdk.Device.Caps).
+	Missing(deviceID string, c sdk.Capability) (sdk.MissingCap, bool)
 	Subscribe() (<-chan driverhost.Event, func())
 }
 

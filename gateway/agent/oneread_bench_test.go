@@ -314,6 +314,10 @@ func (o *oneDriver) Serves(_ string, c sdk.Capability) bool {
 	return err == nil && slices.Contains(info.Capabilities, c)
 }
 
+func (o *oneDriver) Missing(string, sdk.Capability) (sdk.MissingCap, bool) {
+	return sdk.MissingCap{}, false
+}
+
 func (o *oneDriver) Subscribe() (<-chan driverhost.Event, func()) {
 	return make(chan driverhost.Event), func() {}
 }

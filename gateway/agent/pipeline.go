@@ -178,8 +178,8 @@ func (s *Session) Act(ctx context.Context, device string, a Action, progress Pro
 	if a.Kind == "pinch" && !s.m.serves(c.p, sdk.CapPinch) {
 		// An older driver would read a pinch as a request with no action:
 		// the capability it declared is the one answer to trust.
-		return refuse(Errorf(CodeUnsupported,
-			"the driver of %s cannot pinch (it has no two-finger gestures); zoom with the app's own controls, such as a zoom button or a double tap", device))
+		return refuse(s.m.unsupported(c.p, device, sdk.CapPinch,
+			"the driver of "+device+" cannot pinch (it has no two-finger gestures); zoom with the app's own controls, such as a zoom button or a double tap"))
 	}
 	c.p.act.Lock()
 	defer c.p.act.Unlock()

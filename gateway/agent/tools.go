@@ -19,7 +19,7 @@ func (s *Session) Apps(ctx context.Context, device string) ([]App, error) {
 		return nil, err
 	}
 	if !s.m.serves(c.p, sdk.CapApps) {
-		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list its apps", device))
+		return nil, c.fail(ctx, s.m.unsupported(c.p, device, sdk.CapApps, device+" cannot list its apps"))
 	}
 	apps, err := c.drv.ListApps(ctx, device)
 	if err != nil {
@@ -115,7 +115,7 @@ func (s *Session) Notifications(ctx context.Context, device string) ([]Notificat
 		return nil, err
 	}
 	if !s.m.serves(c.p, sdk.CapNotifications) {
-		return nil, c.fail(ctx, Errorf(CodeUnsupported, "%s cannot list notifications", device))
+		return nil, c.fail(ctx, s.m.unsupported(c.p, device, sdk.CapNotifications, device+" cannot list notifications"))
 	}
 	ns, err := c.drv.ListNotifications(ctx, device)
 	if err != nil {

@@ -22,9 +22,10 @@ type PINSource interface {
 // defaultWakeEvery is the least time between two wakes of a phone.
 const defaultWakeEvery = 5 * time.Second
 
-// serves reports whether the phone's driver serves capability c, as the
-// driver declared it: the one way the agent knows what a driver can do
-// (the driver it holds has every optional method, sdk.Full).
+// serves reports whether the phone serves capability c, as it says now
+// within what its driver declared: the one way the agent knows what a
+// phone can do (the driver it holds has every optional method, sdk.Full).
+// unsupported (lacks.go) says why a phone lacks one.
 func (m *Manager) serves(p *phone, c sdk.Capability) bool {
 	return m.cfg.Drivers.Serves(p.id, c)
 }

@@ -55,6 +55,18 @@ type Device struct {
 	Duplicate    bool   `json:"duplicate,omitempty"`
 	// Detail says why a phone is not online and what to do, as its driver put it.
 	Detail string `json:"detail,omitempty"`
+	// Missing is what the phone's driver can do but this phone cannot now,
+	// each with why and how the person can enable it, as the phone says;
+	// empty when it says nothing (it can do all its driver declares).
+	Missing []MissingCap `json:"missing,omitempty"`
+}
+
+// MissingCap is a capability one phone lacks: why, and how the person can
+// enable it (a sentence or a command; either may be empty).
+type MissingCap struct {
+	Capability string `json:"capability"`
+	Reason     string `json:"reason,omitempty"`
+	Fix        string `json:"fix,omitempty"`
 }
 
 // Status is the daemon's state at a glance.

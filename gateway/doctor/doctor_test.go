@@ -246,12 +246,23 @@ func TestDrivers(t *testing.T) {
 			{ID: "new", Driver: "android", Online: true, State: "unauthorized", Platform: "android", Detail: "accept the \"Allow USB debugging?\" prompt on it"},
 			{ID: "ana-iphone", Driver: "ios", Online: true, State: "offline", Platform: "ios", Detail: "WebDriverAgent is not answering at http://10.0.0.5:8100"},
 			{ID: "gone", Driver: "android", Online: false, State: "online", Platform: "android"},
+			{ID: "noscr", Driver: "android", Online: true, State: "online", Platform: "android", OSVersion: "12", Missing: []api.MissingCap{
+				{Capability: "video", Reason: "no scrcpy server found", Fix: "install scrcpy 3.x"},
+				{Capability: "displays", Reason: "Android 12 has no background displays"},
+			}},
+			{ID: "wda", Driver: "ios", Online: true, State: "online", Platform: "ios", Missing: []api.MissingCap{
+				{Capability: "frame_capture", Fix: "add a broadcast with pinky ios add wda --video-listen :9100"},
+			}},
 		}, map[string]want{
 			"phone R5":         {true, "R5 (Pixel 8, android 15) is online", ""},
 			"phone old":        {true, "background displays need Android 13", ""},
 			"phone new":        {false, "is unauthorized", "Allow USB debugging?"},
 			"phone ana-iphone": {false, "is offline", "WebDriverAgent is not answering"},
 			"phone gone":       {false, "is offline", "pinky drivers"},
+			"phone noscr":      {true, "noscr (android, android 12) is online", ""},
+			"phone noscr: capabilities": {true, "no video (no scrcpy server found): to enable it, install scrcpy 3.x; " +
+				"no displays (Android 12 has no background displays)", ""},
+			"phone wda: capabilities": {true, "no frame_capture: to enable it, add a broadcast with pinky ios add wda --video-listen :9100", ""},
 		}},
 	}
 	for _, tt := range tests {
@@ -295,5 +306,30 @@ func TestReport(t *testing.T) {
 	}
 	if !(Report{ok("a", "fine")}).OK() {
 		t.Error("a report of one ok check is not OK")
+	}
+}
+
+// TestDriversMissing: a phone that lacks nothing has no capabilities
+// result; one that says it lacks displays is not also told its Android
+// version is too old for them.
+func TestDriversMissing(t *testing.T) {
+	ds := []api.Driver{{Name: "android", State: "running", Capabilities: []string{"displays", "video"}}}
+	devs := []api.Device{
+		{ID: "full", Driver: "android", Online: true, State: "online", Platform: "android", OSVersion: "15"},
+		{ID: "old", Driver: "android", Online: true, State: "online", Platform: "android", OSVersion: "12",
+			Missing: []api.MissingCap{{Capability: "displays", Reason: "Android 12 has none", Fix: "update the phone to Android 13"}}},
+	}
+	byCheck := map[string]Result{}
+	for _, r := range Drivers(ds, devs) {
+		byCheck[r.Check] = r
+	}
+	if r, ok := byCheck["phone full: capabilities"]; ok {
+		t.Errorf("a phone that lacks nothing: got %+v; want no capabilities result", r)
+	}
+	if r := byCheck["phone old"]; strings.Contains(r.Detail, "need Android 13") {
+		t.Errorf("phone old: got %q; want the Android note left to its capabilities result", r.Detail)
+	}
+	if r := byCheck["phone old: capabilities"]; !r.OK || !strings.Contains(r.Detail, "to enable it, update the phone to Android 13") {
+		t.Errorf("phone old: capabilities: got %+v; want ok with the fix", r)
 	}
 }

@@ -92,8 +92,10 @@ func running(state string) bool {
 // the driver runs, the checks it logs, each phone online (an unauthorized
 // phone's detail says to accept the "Allow USB debugging?" prompt, an
 // iPhone's that WebDriverAgent does not answer), and, for the phones of a
-// driver with background displays, an Android version that has them. No
-// phone at all is a problem that says how to connect one.
+// driver with background displays, an Android version that has them; for
+// each phone that lacks some of its driver's capabilities, what it lacks,
+// why and how to enable it (ok: the phone works without). No phone at all
+// is a problem that says how to connect one.
 func Drivers(ds []api.Driver, devs []api.Device) []Result {
 	var out []Result
 	caps := map[string]map[string]bool{}
@@ -125,6 +127,9 @@ func Drivers(ds []api.Driver, devs []api.Device) []Result {
 	}
 	for _, dev := range devs {
 		out = append(out, device(dev, caps[dev.Driver]["displays"]))
+		if len(dev.Missing) > 0 {
+			out = append(out, missing(dev))
+		}
 	}
 	if len(devs) == 0 {
 		out = append(out, problem("phones", "no phone is connected", NoPhones))
@@ -159,12 +164,40 @@ func device(d api.Device, displays bool) Result {
 		return problem(name, fmt.Sprintf("%s (%s) is %s", d.ID, what, state), fix)
 	}
 	detail := fmt.Sprintf("%s (%s) is online", d.ID, what)
-	if displays && d.Platform == "android" {
+	if displays && d.Platform == "android" && !lacks(d, "displays") {
 		if major, err := strconv.Atoi(strings.SplitN(d.OSVersion, ".", 2)[0]); err == nil && major < 13 {
 			detail += "; background displays need Android 13 or later, so agents work on its own screen"
 		}
 	}
 	return ok(name, detail)
+}
+
+// missing says what a phone lacks, why and how the person can enable it:
+// an ok result, since the phone works without it (agents are told the
+// same when they ask for it).
+func missing(d api.Device) Result {
+	parts := make([]string, len(d.Missing))
+	for i, m := range d.Missing {
+		s := "no " + m.Capability
+		if m.Reason != "" {
+			s += " (" + m.Reason + ")"
+		}
+		if m.Fix != "" {
+			s += ": to enable it, " + m.Fix
+		}
+		parts[i] = s
+	}
+	return ok("phone "+d.ID+": capabilities", d.ID+" works without what it lacks: "+strings.Join(parts, "; "))
+}
+
+// lacks reports whether the phone says it lacks capability c.
+func lacks(d api.Device, c string) bool {
+	for _, m := range d.Missing {
+		if m.Capability == c {
+			return true
+		}
+	}
+	return false
 }
 
 func dash(s string) string {

@@ -18,7 +18,10 @@
 //              pending or unknown; class "down" unless online), #lock-DEVICE,
 //              #agent-DEVICE, #task-DEVICE, buttons
 //              #takeover-DEVICE #handback-DEVICE #stop-DEVICE, and while held
-//              #key-home-DEVICE #key-back-DEVICE #key-app_switch-DEVICE
+//              #key-home-DEVICE #key-back-DEVICE #key-app_switch-DEVICE;
+//              ul.missing#missing-DEVICE (hidden while the phone lacks
+//              nothing its driver can do): li.missing-cap each (data-capability),
+//              with span.cap, span.reason (why) and span.fix (how to enable it)
 //   drivers:   #drivers (hidden while no driver needs anything), one
 //              article.driver#driver-NAME per driver that does: li.problem
 //              each, with span.detail (what is wrong) and span.fix (what to
@@ -222,6 +225,7 @@ function phoneCard(d) {
       h('dt', {}, 'Lock'), h('dd', { id: 'lock-' + id }),
       h('dt', {}, 'Agent'), h('dd', { id: 'agent-' + id }),
       h('dt', {}, 'Task'), h('dd', { id: 'task-' + id })),
+    h('ul', { id: 'missing-' + id, class: 'missing', hidden: true }),
     h('div', { class: 'buttons' },
       h('button', { type: 'button', id: 'takeover-' + id, class: 'primary', onclick: () => takeOver(id) }, 'Take over'),
       h('button', { type: 'button', id: 'handback-' + id, onclick: () => handBack(id) }, 'Hand back'),
@@ -241,6 +245,7 @@ function updatePhone(d, card) {
   $('state-' + id).textContent = show((d.online ? d.state || 'online' : 'offline') + (d.connection ? ` · ${d.connection}` : '') +
     (d.detail && d.state !== 'online' ? ` — ${d.detail}` : ''));
   updateHost(d);
+  updateMissing(d);
   $('lock-' + id).textContent = show(d.lock_state || 'unknown');
   $('agent-' + id).textContent = show(lease ? lease.agent + (lease.parked_until ? ' (away)' : '') : '—');
   $('task-' + id).textContent = show(lease ? lease.task || lease.task_id : '—');
@@ -276,6 +281,28 @@ function updateHost(d) {
   dd.textContent = show(text);
   dd.dataset.state = host ? host.state : 'unknown';
   dd.classList.toggle('down', !!host && host.state !== 'online');
+}
+
+// CAP_NAMES names the capabilities a phone may lack for a person; another
+// shows as the driver names it.
+const CAP_NAMES = {
+  input: 'Tap and type', video: 'Live video', frame_capture: 'Fast screen pictures', wake: 'Waking the screen',
+  unlock: 'Unlocking with the saved PIN', lock_events: 'Lock state', wait_idle: 'Waiting for the screen to settle',
+  apps: 'The list of apps', files: 'The Pinky folder', displays: 'Background displays', notifications: 'Notifications',
+  pinch: 'Pinch to zoom',
+};
+
+// updateMissing lists what the phone cannot do of what its driver can,
+// each with why and how the person can enable it, as the phone says.
+function updateMissing(d) {
+  const ul = $('missing-' + d.id);
+  if (!ul) return;
+  const missing = d.missing || [];
+  ul.replaceChildren(...missing.map((m) => h('li', { class: 'missing-cap', dataset: { capability: m.capability } },
+    h('span', { class: 'cap' }, 'No ' + (CAP_NAMES[m.capability] || m.capability).toLowerCase()),
+    m.reason ? [': ', h('span', { class: 'reason' }, m.reason)] : null,
+    m.fix ? ['. To enable it: ', h('span', { class: 'fix' }, m.fix)] : null)));
+  ul.hidden = missing.length === 0;
 }
 
 function refreshPhone(id) {
