@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pinky-gateway/pinky/internal/safetext"
+
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
@@ -89,10 +91,19 @@ func TestClause(t *testing.T) {
 		{"install scrcpy 3.x.", "install scrcpy 3.x"},
 		{"  two\nlines  . ", "two lines"},
 		{"pinky ios add --video-listen", "pinky ios add --video-listen"},
+		// A driver's (or a phone host's) text is another program's: its
+		// control and bidirectional characters are shown, not obeyed.
+		{"no video\x1b[2J\u202e", safetext.Line("no video\x1b[2J\u202e")},
 	}
 	for _, tt := range tests {
 		if got := clause(tt.in); got != tt.want {
 			t.Errorf("clause(%q): got %q; want %q", tt.in, got, tt.want)
 		}
+	}
+	if got := clause("\x1b"); got == "\x1b" || !strings.Contains(got, `\`) {
+		t.Errorf("clause of an escape character: %q; want it shown escaped", got)
+	}
+	if got := []rune(clause(strings.Repeat("x", 1000))); len(got) > maxDriverMessage {
+		t.Errorf("a long reason: %d runes; want at most %d", len(got), maxDriverMessage)
 	}
 }
