@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -315,19 +316,14 @@ func internalContext(r *http.Request) context.Context {
 // readBody reads a POST's body (capped already by mcpserver's
 // PrepareRequest) and puts it back for the handler.
 func readBody(r *http.Request) ([]byte, error) {
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(r.Body); err != nil {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
 		return nil, err
 	}
 	r.Body.Close()
-	data := b.Bytes()
-	r.Body = nopCloser{bytes.NewReader(data)}
+	r.Body = io.NopCloser(bytes.NewReader(data))
 	return data, nil
 }
-
-type nopCloser struct{ *bytes.Reader }
-
-func (nopCloser) Close() error { return nil }
 
 // sidWriter remembers the status a handler answered with.
 type sidWriter struct {

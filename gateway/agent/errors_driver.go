@@ -112,9 +112,16 @@ func driverMessage(err error) string {
 	if msg == "" {
 		msg = c.Error()
 	}
-	msg = safetext.Line(msg)
-	if r := []rune(msg); len(r) > maxDriverMessage {
-		msg = string(r[:maxDriverMessage-1]) + "…"
+	return safeDriverText(msg)
+}
+
+// safeDriverText is a driver's text made safe to show: control characters,
+// bidirectional controls and invalid bytes become visible escapes
+// (safetext.Line), and it is cut at maxDriverMessage runes.
+func safeDriverText(s string) string {
+	s = safetext.Line(s)
+	if r := []rune(s); len(r) > maxDriverMessage {
+		s = string(r[:maxDriverMessage-1]) + "…"
 	}
-	return msg
+	return s
 }

@@ -3,8 +3,6 @@ package agent
 import (
 	"strings"
 
-	"github.com/pinky-gateway/pinky/internal/safetext"
-
 	"github.com/pinky-gateway/pinky/drivers/sdk"
 )
 
@@ -57,16 +55,10 @@ func (m *Manager) unsupported(p *phone, device string, c sdk.Capability, plain s
 
 // clause is a driver's sentence made ready to sit inside another: one
 // line, without its closing full stop, and made safe to show as any
-// driver message is (driverMessage: control and bidirectional characters
-// escaped, cut at maxDriverMessage runes), since the driver, or a phone
-// host, is another program.
+// driver message is (safeDriverText), since the driver, or a phone host,
+// is another program.
 func clause(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = safetext.Line(strings.TrimRight(s, ". "))
-	if r := []rune(s); len(r) > maxDriverMessage {
-		s = string(r[:maxDriverMessage-1]) + "…"
-	}
-	return s
+	return safeDriverText(strings.TrimRight(strings.Join(strings.Fields(s), " "), ". "))
 }
 
 // upper returns s with its first letter upper case (the clauses here

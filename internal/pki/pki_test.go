@@ -56,23 +56,7 @@ func openAuthority(t *testing.T, dir string, c *clock, addrs ...string) *Authori
 // host's identity in a new folder.
 func pair(t *testing.T, a *Authority, name string) *Host {
 	t.Helper()
-	p, err := a.NewPairing(name)
-	if err != nil {
-		t.Fatalf("NewPairing(%q): %v", name, err)
-	}
-	req, err := NewRequest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	is, err := a.Redeem(p.Token.Reveal(), req.CSR)
-	if err != nil {
-		t.Fatalf("Redeem: %v", err)
-	}
-	h, err := req.Finish(t.TempDir(), p.Fingerprint, is)
-	if err != nil {
-		t.Fatalf("Finish: %v", err)
-	}
-	return h
+	return pairInto(t, a, name, t.TempDir())
 }
 
 func TestFingerprintForms(t *testing.T) {
