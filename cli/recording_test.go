@@ -185,3 +185,65 @@ func TestRecordingSurvivesKill9(t *testing.T) {
 		t.Errorf("after kill -9: ffprobe read %d frames; the %d complete fragments hold %d", frames, frags, samples)
 	}
 }
+
+// TestRecordingWaitsForVideo: a task started while its phone does not
+// serve video (as an iPhone whose broadcast has not connected yet) is
+// recorded from when the phone serves it: the recording starts on the
+// phone's CHANGED event, not only at the task's start.
+func TestRecordingWaitsForVideo(t *testing.T) {
+	testdep.Need(t, "ffprobe")
+	e := newEnv(t)
+	const lack = 6 * time.Second
+	e.Extra = append(e.Extra, "PINKY_SIM_FAULTS=lack=sim-android-1:video@0s/"+lack.String())
+	started := time.Now()
+	e.Daemon("--sim", "--console", "off")
+	lacksVideo := func() bool {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		for _, d := range devs {
+			if d.ID == "sim-android-1" {
+				for _, m := range d.Missing {
+					if m.Capability == "video" {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	e.Unlock("sim-android-1")
+	h := e.StdioHost()
+	h.Initialize()
+	h.OK("phone_connect", map[string]any{"device": "sim-android-1", "task": "write a note"}, "Pixel Launcher")
+	if !lacksVideo() {
+		t.Fatalf("the task started %s after the daemon, and the phone serves video already: the test proves nothing (a slow machine?)", time.Since(started).Round(time.Millisecond))
+	}
+	h.OK("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"}, "")
+	e.Eventually("the phone serves video again", func() bool { return !lacksVideo() })
+	for _, step := range []map[string]any{{"key": "home"}, {"text": "Notes"}, {"key": "home"}} {
+		time.Sleep(700 * time.Millisecond)
+		step["device"] = "sim-android-1"
+		tool := "phone_tap"
+		if _, ok := step["key"]; ok {
+			tool = "phone_key"
+		}
+		h.OK(tool, step, "")
+	}
+	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
+	task := e.lastTask(t)
+	var d api.TaskDetail
+	e.Eventually("the recording's row", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
+		return d.Recording
+	})
+	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.Home, "recordings", task.ID+".mp4"))
+	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
+		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
+	}
+	// The steps after the video came are in it; the tap before it is not.
+	for _, s := range d.StepList {
+		if s.Seq >= 3 && s.VideoAtMS < 0 {
+			t.Errorf("step %d (%s), after the video came, has no place in the video", s.Seq, s.Tool)
+		}
+	}
+}

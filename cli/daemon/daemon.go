@@ -254,7 +254,7 @@ func New(cfg Config) (*Gateway, error) {
 	}, sdk.VideoRequest{MaxSide: VideoMaxSide}, stream.Options{})
 	g.recorders = &recorders{
 		dir: cfg.Dirs.Recordings(), host: g.host, screens: g.screens, store: store, settings: set,
-		log: log.With("part", "recording"), byDevice: map[string]*taskRecording{},
+		log: log.With("part", "recording"), byDevice: map[string]*taskRecording{}, waiting: map[string]waitingTask{},
 	}
 	g.media = history.NewMediaWriter(store, cfg.Dirs.Media(), history.MediaOptions{Logger: log})
 	g.approvals = approval.NewBook(cfg.ApprovalTTL)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/pinky-gateway/pinky/gateway/recording/fmp4"
 	"github.com/pinky-gateway/pinky/gateway/settings"
 	"github.com/pinky-gateway/pinky/gateway/stream"
+	"github.com/pinky-gateway/pinky/internal/safetext"
 )
 
 // recorders records each agent task's screen, when the person left
@@ -38,7 +40,8 @@ type recorders struct {
 
 	mu       sync.Mutex
 	byDevice map[string]*taskRecording
-	closing  sync.WaitGroup // recordings being closed
+	waiting  map[string]waitingTask // tasks whose phone did not serve video at their start
+	closing  sync.WaitGroup         // recordings being closed
 	closed   bool
 }
 
@@ -48,15 +51,20 @@ type taskRecording struct {
 	rec     *recording.Recorder
 }
 
+// waitingTask is a task whose recording waits for its phone's video.
+type waitingTask struct {
+	task    string
+	display int
+}
+
 var _ agent.Watcher = (*recorders)(nil)
 
-// TaskStarted starts the task's recording, of the display it runs on.
+// TaskStarted starts the task's recording, of the display it runs on. A
+// phone that does not serve video now (an iPhone whose broadcast has not
+// connected, a phone without scrcpy yet) keeps the task waiting: its
+// recording starts when the phone serves video (videoServed).
 func (r *recorders) TaskStarted(device, task string, display int) {
 	if !r.settings.Get().Recording {
-		return
-	}
-	if !r.streams(device) {
-		r.log.Debug("no recording: the phone's driver does not stream video", "device", device, "task", task)
 		return
 	}
 	r.mu.Lock()
@@ -67,6 +75,17 @@ func (r *recorders) TaskStarted(device, task string, display int) {
 	if old := r.byDevice[device]; old != nil { // a task that ended without TaskEnded
 		r.finish(device, old)
 	}
+	delete(r.waiting, device)
+	if !r.streams(device) {
+		r.waiting[device] = waitingTask{task: task, display: display}
+		r.log.Info("the task's recording waits: the phone does not serve video now", "device", device, "task", task)
+		return
+	}
+	r.startLocked(device, task, display)
+}
+
+// startLocked starts a task's recording; r.mu is held.
+func (r *recorders) startLocked(device, task string, display int) {
 	rel := task + ".mp4"
 	rec, err := recording.Start(context.Background(), recording.Config{
 		Path: filepath.Join(r.dir, rel),
@@ -94,6 +113,30 @@ func (r *recorders) TaskStarted(device, task string, display int) {
 	}
 	r.byDevice[device] = &taskRecording{task: task, display: display, rec: rec}
 	r.log.Info("recording the task", "task", task, "device", device)
+}
+
+// videoServed is told that device serves video now, where it did not
+// (its broadcast connected, scrcpy was found, it came back online): the
+// task that waits for it starts its recording, and a recording waiting to
+// join the stream again joins at once.
+func (r *recorders) videoServed(device string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if tr := r.byDevice[device]; tr != nil {
+		tr.rec.Rejoin()
+		return
+	}
+	w, ok := r.waiting[device]
+	if !ok {
+		return
+	}
+	delete(r.waiting, device)
+	if r.settings.Get().Recording && r.streams(device) {
+		r.startLocked(device, w.task, w.display)
+	}
 }
 
 // streams reports whether the phone's driver streams video.
@@ -124,6 +167,9 @@ func (r *recorders) TaskEnded(device, task string) {
 	defer r.mu.Unlock()
 	if tr := r.byDevice[device]; tr != nil && tr.task == task {
 		r.finish(device, tr)
+	}
+	if w, ok := r.waiting[device]; ok && w.task == task {
+		delete(r.waiting, device)
 	}
 }
 
@@ -177,6 +223,7 @@ func (r *recorders) stopAll() {
 	for d, tr := range r.byDevice {
 		r.finish(d, tr)
 	}
+	clear(r.waiting)
 }
 
 // Close ends every recording and waits until their files are complete.
@@ -188,15 +235,18 @@ func (r *recorders) Close() {
 	r.closing.Wait()
 }
 
-// followDevices ends the streams of phones that went offline, so that every
-// mirror and recording sees the end (the recorder drops what it held and
-// joins again when the phone is back), and starts a private span of the
-// recording when a phone's driver reports it locked or unlocked: the lock
-// screen and the PIN pad are never written, even between two reads.
+// followDevices ends the streams of phones that went offline, or stopped
+// serving video (an iPhone's broadcast dropped), so that every mirror and
+// recording sees the end (the recorder drops what it held and joins again
+// when the phone serves video again, told at once by videoServed); and
+// starts a private span of the recording when a phone's driver reports it
+// locked or unlocked: the lock screen and the PIN pad are never written,
+// even between two reads.
 func (g *Gateway) followDevices(ctx context.Context) {
 	evs, cancel := g.host.Subscribe()
 	defer cancel()
 	locks := map[string]sdk.LockState{}
+	video := map[string]bool{} // whether each online phone served video at its last event
 	for {
 		select {
 		case <-ctx.Done():
@@ -209,6 +259,7 @@ func (g *Gateway) followDevices(ctx context.Context) {
 			switch ev.Kind {
 			case driverhost.EventOffline, driverhost.EventRemoved:
 				delete(locks, id)
+				delete(video, id)
 				g.sizes.forget(id)
 				g.recorders.ScreenHidden(id, "the phone went offline")
 				g.screens.End(id, sdk.ErrDeviceOffline)
@@ -218,9 +269,27 @@ func (g *Gateway) followDevices(ctx context.Context) {
 					g.recorders.ScreenHidden(id, "the phone was "+string(now))
 				}
 				locks[id] = now
+				served, before := g.host.Serves(id, sdk.CapVideo), video[id]
+				video[id] = served
+				switch {
+				case served && !before:
+					g.recorders.videoServed(id)
+				case !served && before:
+					g.recorders.ScreenHidden(id, "the phone stopped serving video")
+					g.screens.End(id, stopped(g.host, id))
+				}
 			}
 		}
 	}
+}
+
+// stopped is the end of the streams of a phone that stopped serving video:
+// ErrNoVideo, with the phone's reason when it gives one.
+func stopped(host *driverhost.Host, device string) error {
+	if m, ok := host.Missing(device, sdk.CapVideo); ok && m.Reason != "" {
+		return fmt.Errorf("%w now: %s", stream.ErrNoVideo, safetext.Line(m.Reason))
+	}
+	return fmt.Errorf("%w now", stream.ErrNoVideo)
 }
 
 // repairRecordings cuts the recordings of the tasks the last daemon left

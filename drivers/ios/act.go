@@ -440,9 +440,10 @@ func (d *Driver) ListApps(ctx context.Context, deviceID string) ([]sdk.App, erro
 	return apps, nil
 }
 
-// StreamVideo implements sdk.Streamer with the broadcast's H.264. While no
-// broadcast runs it waits for one; a phone without a broadcast configured
-// does not serve video (caps.go).
+// StreamVideo implements sdk.Streamer with the broadcast's H.264. A phone
+// serves video only while its broadcast is connected (caps.go): else it
+// answers ErrUnsupported with the reason and the fix. A stream that runs
+// when the broadcast drops waits for it to connect again.
 func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send func(sdk.VideoPacket) error) error {
 	p, err := d.phone(req.DeviceID)
 	if err != nil {
@@ -473,7 +474,7 @@ func (d *Driver) StreamVideo(ctx context.Context, req sdk.VideoRequest, send fun
 }
 
 // RequestKeyFrame implements sdk.Streamer. While the broadcast is not
-// connected no stream runs, and it does nothing.
+// connected the phone does not serve video, and it answers ErrUnsupported.
 func (d *Driver) RequestKeyFrame(ctx context.Context, deviceID string, displayID int) error {
 	p, err := d.phone(deviceID)
 	if err != nil {

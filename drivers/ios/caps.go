@@ -11,11 +11,13 @@ import (
 //
 //   - without a broadcast in its list entry it has no video and no frame
 //     capture; screenshots come from WebDriverAgent;
-//   - with one configured, it serves video (a stream waits for the
-//     broadcast and begins when the person starts it, so a task's recording
-//     starts with the broadcast), and frame capture only while the
-//     broadcast is connected: the driver sends a CHANGED event when it
-//     connects and when it drops.
+//   - with one configured, it serves video and frame capture only while
+//     the broadcast is connected: the driver sends a CHANGED event when it
+//     connects and when it drops (the gateway starts a waiting task's
+//     recording, and the console its live mirror, on the one that adds
+//     video). A stream that runs when the broadcast drops waits for it to
+//     connect again, going on with its new config and key frame, unless
+//     the gateway ends it.
 //
 // Everything else goes through WebDriverAgent and is the same on every
 // phone. Unlock needs no PIN saved here: the gateway passes the person's
@@ -43,6 +45,7 @@ func (p *phone) capsLocked() *sdk.DeviceCaps {
 		lack(sdk.CapVideo, reasonNoBroadcast, fix)
 		lack(sdk.CapFrameCapture, reasonNoBroadcast, fix)
 	case !p.live:
+		lack(sdk.CapVideo, reasonNotConnected, fixNotConnected)
 		lack(sdk.CapFrameCapture, reasonNotConnected, fixNotConnected)
 	}
 	for _, cap := range p.all {

@@ -32,7 +32,7 @@ func TestCapsOfAPhone(t *testing.T) {
 		missing map[sdk.Capability]string // capability → reason
 	}{
 		{"no broadcast configured", without, false, map[sdk.Capability]string{sdk.CapVideo: reasonNoBroadcast, sdk.CapFrameCapture: reasonNoBroadcast}},
-		{"a broadcast not connected", withVideo, false, map[sdk.Capability]string{sdk.CapFrameCapture: reasonNotConnected}},
+		{"a broadcast not connected", withVideo, false, map[sdk.Capability]string{sdk.CapVideo: reasonNotConnected, sdk.CapFrameCapture: reasonNotConnected}},
 		{"a broadcast connected", withVideo, true, map[sdk.Capability]string{}},
 	}
 	for _, tt := range tests {
@@ -140,10 +140,18 @@ func TestConformanceWithoutBroadcast(t *testing.T) {
 	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
 }
 
+// TestConformanceBroadcastNotConnected runs the conformance suite on an
+// iPhone whose broadcast is configured and has not connected: it lacks
+// video and frame capture until it does, and passes for the rest.
+func TestConformanceBroadcastNotConnected(t *testing.T) {
+	r := newRig(t, rigOpt{video: true, late: true})
+	d := r.driver(t)
+	drivertest.Run(t, drivertest.Config{Driver: d, Options: drivertest.Options{DeviceID: phoneID, PIN: "1234", SyncTimeout: 5 * time.Second, Slack: testkit.Slack()}})
+}
+
 // TestCapsFollowBroadcast: a phone whose broadcast is configured serves
-// video at once (a stream waits for the broadcast) and frame capture only
-// while the broadcast is connected: a CHANGED event says so when it
-// connects and again when the person stops it.
+// video and frame capture only while the broadcast is connected: a CHANGED
+// event says so when it connects and again when the person stops it.
 func TestCapsFollowBroadcast(t *testing.T) {
 	r := newRig(t, rigOpt{video: true, late: true})
 	d := r.driver(t)
@@ -172,28 +180,30 @@ func TestCapsFollowBroadcast(t *testing.T) {
 		}
 	}
 	first := next("the phone listed without frame capture", false)
-	if first.Kind != sdk.DeviceAdded || !first.Device.Serves(sdk.CapVideo, d.caps) {
-		t.Errorf("first event %s, served %v; want ADDED, serving video", first.Kind, first.Device.Caps.Served)
+	if first.Kind != sdk.DeviceAdded || first.Device.Serves(sdk.CapVideo, d.caps) {
+		t.Errorf("first event %s, served %v; want ADDED, without video", first.Kind, first.Device.Caps.Served)
 	}
-	if m, _ := first.Device.Missing(sdk.CapFrameCapture); m.Reason != reasonNotConnected || m.Fix != fixNotConnected {
-		t.Errorf("missing frame capture: %+v; want %q, %q", m, reasonNotConnected, fixNotConnected)
+	for _, c := range []sdk.Capability{sdk.CapVideo, sdk.CapFrameCapture} {
+		if m, _ := first.Device.Missing(c); m.Reason != reasonNotConnected || m.Fix != fixNotConnected {
+			t.Errorf("missing %s: %+v; want %q, %q", c, m, reasonNotConnected, fixNotConnected)
+		}
 	}
 	if _, err := d.CaptureFrame(ctx, sdk.ScreenshotRequest{DeviceID: phoneID}); sdk.Category(err) != sdk.ErrUnsupported || !strings.Contains(err.Error(), reasonNotConnected) {
 		t.Errorf("frame capture before the broadcast: %v; want ErrUnsupported saying %q", err, reasonNotConnected)
 	}
-	if err := d.RequestKeyFrame(ctx, phoneID, 0); err != nil {
-		t.Errorf("a key frame asked before the broadcast: %v; want nil (no stream runs)", err)
+	if err := d.RequestKeyFrame(ctx, phoneID, 0); sdk.Category(err) != sdk.ErrUnsupported {
+		t.Errorf("a key frame asked before the broadcast: %v; want ErrUnsupported (no video yet)", err)
 	}
 	r.start()
-	if ev := next("CHANGED: frame capture once the broadcast connects", true); ev.Kind != sdk.DeviceChanged {
-		t.Errorf("event %s; want CHANGED", ev.Kind)
+	if ev := next("CHANGED: frame capture once the broadcast connects", true); ev.Kind != sdk.DeviceChanged || !ev.Device.Serves(sdk.CapVideo, d.caps) {
+		t.Errorf("event %s, served %v; want CHANGED, with video", ev.Kind, ev.Device.Caps.Served)
 	}
 	if _, err := d.CaptureFrame(ctx, sdk.ScreenshotRequest{DeviceID: phoneID, MaxSide: 300}); err != nil {
 		t.Errorf("frame capture with the broadcast connected: %v", err)
 	}
 	r.src.Stop("the person stopped the broadcast")
-	if ev := next("CHANGED: no frame capture once the broadcast drops", false); ev.Kind != sdk.DeviceChanged {
-		t.Errorf("event %s; want CHANGED", ev.Kind)
+	if ev := next("CHANGED: no frame capture once the broadcast drops", false); ev.Kind != sdk.DeviceChanged || ev.Device.Serves(sdk.CapVideo, d.caps) {
+		t.Errorf("event %s, served %v; want CHANGED, without video", ev.Kind, ev.Device.Caps.Served)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -593,14 +594,29 @@ func TestListEditKeepsVideo(t *testing.T) {
 	})
 }
 
-// TestVideoWaitsForBroadcast: a stream asked for before the person starts
-// the broadcast waits, and gets a config and a key frame once it runs: a
-// task's recording begins with the broadcast.
-func TestVideoWaitsForBroadcast(t *testing.T) {
+// TestVideoComesWithBroadcast: before the person starts the broadcast the
+// phone does not serve video (a stream asked for answers UNSUPPORTED with
+// the reason, and its device lists video missing); the broadcast's
+// connection is a CHANGED event that adds video, and a stream asked for
+// then gets a config and a key frame.
+func TestVideoComesWithBroadcast(t *testing.T) {
 	r := newRig(t, rigOpt{video: true, late: true})
 	d := r.driver(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	serves := func() bool {
+		p, err := d.phone(phoneID)
+		return err == nil && slices.Contains(p.device().Caps.Served, sdk.CapVideo)
+	}
+	if serves() {
+		t.Fatal("the phone serves video before its broadcast connected")
+	}
+	err := d.StreamVideo(ctx, sdk.VideoRequest{DeviceID: phoneID}, func(sdk.VideoPacket) error { return nil })
+	if sdk.Category(err) != sdk.ErrUnsupported || !strings.Contains(err.Error(), reasonNotConnected) {
+		t.Fatalf("a stream before the broadcast: %v; want UNSUPPORTED saying %q", err, reasonNotConnected)
+	}
+	r.start()
+	testkit.WaitUntil(t, "the phone serves video once its broadcast connects", serves)
 	got := make(chan sdk.VideoPacket, 64)
 	go d.StreamVideo(ctx, sdk.VideoRequest{DeviceID: phoneID}, func(pk sdk.VideoPacket) error {
 		select {
@@ -609,12 +625,6 @@ func TestVideoWaitsForBroadcast(t *testing.T) {
 		}
 		return nil
 	})
-	select {
-	case pk := <-got:
-		t.Fatalf("a packet before any broadcast: %+v", pk)
-	case <-time.After(300 * time.Millisecond):
-	}
-	r.start()
 	timeout := time.After(10 * time.Second)
 	var first []sdk.VideoPacket
 	for len(first) < 2 {
@@ -622,7 +632,7 @@ func TestVideoWaitsForBroadcast(t *testing.T) {
 		case pk := <-got:
 			first = append(first, pk)
 		case <-timeout:
-			t.Fatalf("the broadcast started, and the waiting stream got %d packets", len(first))
+			t.Fatalf("the broadcast runs, and the stream got %d packets", len(first))
 		}
 	}
 	if !first[0].Config || !first[1].KeyFrame {

@@ -74,6 +74,10 @@ type Config struct {
 	HoldBytes int
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// JoinBackoff is the first wait before joining again after the stream
+	// ended or a join failed; it doubles up to 5 s (or JoinBackoff, if
+	// longer) while joins fail. Default 200 ms. Rejoin ends a wait.
+	JoinBackoff time.Duration
 	// OnUpdate is called after each fragment is written and at Close, from
 	// the recorder's goroutines, never with the recorder's lock held: it
 	// must be quick and must not call Close (Info is fine).
@@ -112,6 +116,7 @@ type Recorder struct {
 	writer sync.WaitGroup // writeLoop
 	poke   chan struct{}  // wakes readLoop: a packet no read has seen, a key frame to ask for
 	wake   chan struct{}  // wakes writeLoop: packets to write
+	rejoin chan struct{}  // wakes run from its backoff: the stream can be joined now
 	file   *os.File
 
 	// Lock order: mu, then infoMu; the writer's lock, then infoMu. No file
@@ -187,6 +192,9 @@ func Start(ctx context.Context, cfg Config) (*Recorder, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.JoinBackoff <= 0 {
+		cfg.JoinBackoff = minBackoff
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -201,7 +209,7 @@ func Start(ctx context.Context, cfg Config) (*Recorder, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{
 		cfg: cfg, log: log.With("recording", cfg.Path), cancel: cancel, file: f,
-		poke: make(chan struct{}, 1), wake: make(chan struct{}, 1),
+		poke: make(chan struct{}, 1), wake: make(chan struct{}, 1), rejoin: make(chan struct{}, 1),
 		needKey: true, wNeedKey: true,
 		// What the screen showed before the recording began is unknown (the
 		// stream's cache may hold seconds of it): as after a private read,
@@ -328,7 +336,8 @@ func (r *Recorder) close() (Info, error) {
 // with backoff whenever the stream ends.
 func (r *Recorder) run(ctx context.Context) {
 	defer r.wg.Done()
-	backoff := minBackoff
+	first, most := r.cfg.JoinBackoff, max(r.cfg.JoinBackoff, maxBackoff)
+	backoff := first
 	for {
 		pk, err := r.cfg.Join(ctx)
 		if err == nil {
@@ -340,7 +349,7 @@ func (r *Recorder) run(ctx context.Context) {
 			r.mu.Unlock()
 			pk.Close()
 			if got {
-				backoff = minBackoff
+				backoff = first
 			}
 		}
 		if ctx.Err() != nil {
@@ -355,9 +364,23 @@ func (r *Recorder) run(ctx context.Context) {
 		case <-ctx.Done():
 			t.Stop()
 			return
+		case <-r.rejoin:
+			t.Stop()
+			backoff = first
+			continue
 		case <-t.C:
 		}
-		backoff = min(2*backoff, maxBackoff)
+		backoff = min(2*backoff, most)
+	}
+}
+
+// Rejoin tells the recorder that the stream can be joined now (the phone
+// is back, or serves video again): a recorder waiting to join again stops
+// waiting. A recorder whose stream runs keeps it.
+func (r *Recorder) Rejoin() {
+	select {
+	case r.rejoin <- struct{}{}:
+	default:
 	}
 }
 

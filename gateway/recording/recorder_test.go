@@ -825,3 +825,36 @@ func decodeOrNone(t *testing.T, path string) []string {
 	}
 	return decodeColours(t, path)
 }
+
+// TestRejoinEndsTheWait: a recorder whose join failed waits its backoff
+// before joining again, unless Rejoin says the stream is back (a phone
+// whose video returned): then it joins at once.
+func TestRejoinEndsTheWait(t *testing.T) {
+	joins := make(chan struct{}, 8)
+	r, err := Start(context.Background(), Config{
+		Path: filepath.Join(t.TempDir(), "r.mp4"),
+		Join: func(context.Context) (Packets, error) {
+			joins <- struct{}{}
+			return nil, errEnded // no video now
+		},
+		JoinBackoff: time.Hour, // without Rejoin, no second join in this test's life
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	<-joins
+	for i := range 3 {
+		r.Rejoin()
+		select {
+		case <-joins:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("Rejoin %d: no join; the recorder still waits its hour", i+1)
+		}
+	}
+	select {
+	case <-joins:
+		t.Error("a join without a Rejoin, inside the hour's backoff")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
