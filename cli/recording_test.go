@@ -189,12 +189,15 @@ func TestRecordingSurvivesKill9(t *testing.T) {
 // TestRecordingWaitsForVideo: a task started while its phone does not
 // serve video (as an iPhone whose broadcast has not connected yet) is
 // recorded from when the phone serves it: the recording starts on the
-// phone's CHANGED event, not only at the task's start.
+// phone's CHANGED event, not only at the task's start. Video that goes
+// away mid-task (a broadcast dropped) and comes back goes on in the same
+// recording.
 func TestRecordingWaitsForVideo(t *testing.T) {
 	testdep.Need(t, "ffprobe")
 	e := newEnv(t)
-	const lack = 6 * time.Second
-	e.Extra = append(e.Extra, "PINKY_SIM_FAULTS=lack=sim-android-1:video@0s/"+lack.String())
+	// No video for the first 6 s, and again from 12 s to 15 s after the
+	// driver's start.
+	e.Extra = append(e.Extra, "PINKY_SIM_FAULTS=lack=sim-android-1:video@0s/6s,lack=sim-android-1:video@12s/3s")
 	started := time.Now()
 	e.Daemon("--sim", "--console", "off")
 	lacksVideo := func() bool {
@@ -229,6 +232,17 @@ func TestRecordingWaitsForVideo(t *testing.T) {
 		}
 		h.OK(tool, step, "")
 	}
+	e.Eventually("the phone's video goes away again", lacksVideo)
+	e.Eventually("the phone's video comes back", func() bool { return !lacksVideo() })
+	for _, step := range []map[string]any{{"text": "Notes"}, {"key": "home"}} {
+		time.Sleep(700 * time.Millisecond)
+		step["device"] = "sim-android-1"
+		tool := "phone_tap"
+		if _, ok := step["key"]; ok {
+			tool = "phone_key"
+		}
+		h.OK(tool, step, "")
+	}
 	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	task := e.lastTask(t)
 	var d api.TaskDetail
@@ -240,10 +254,20 @@ func TestRecordingWaitsForVideo(t *testing.T) {
 	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
 		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
 	}
-	// The steps after the video came are in it; the tap before it is not.
-	for _, s := range d.StepList {
-		if s.Seq >= 3 && s.VideoAtMS < 0 {
+	// The steps after the video came are in it (the connect and the tap
+	// before it may not be), and the recording runs past the last one,
+	// made after the video came back.
+	if len(d.StepList) < 7 {
+		t.Fatalf("the task has %d steps; want 7", len(d.StepList))
+	}
+	for _, s := range d.StepList[2:] {
+		if s.VideoAtMS < 0 {
 			t.Errorf("step %d (%s), after the video came, has no place in the video", s.Seq, s.Tool)
 		}
 	}
+	last := d.StepList[len(d.StepList)-1]
+	e.Eventually("the recording covers the steps after the video came back", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
+		return d.RecordingMS >= last.VideoAtMS
+	})
 }
