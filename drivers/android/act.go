@@ -52,21 +52,19 @@ func (d *Driver) Act(ctx context.Context, serial string, a sdk.Action) (sdk.ActR
 	case sdk.ActOpenURL:
 		return sdk.ActResult{}, openURL(ctx, dev, a.URL)
 	}
+	if a.Kind == sdk.ActPinch {
+		// Two fingers are the scrcpy server's: without one the phone lacks
+		// pinch, even while a session started before it went still runs.
+		if err := d.lacks(serial, sdk.CapPinch); err != nil {
+			return sdk.ActResult{}, err
+		}
+	}
 	p.ctlMu.Lock()
 	defer p.ctlMu.Unlock()
 	s, err := d.control(ctx, p, dev, -1)
 	if errors.Is(err, sdk.ErrUnsupported) {
-		if a.Kind == sdk.ActPinch {
-			// Two fingers are the scrcpy server's: the phone lacks pinch.
-			if lerr := d.lacks(serial, sdk.CapPinch); lerr != nil {
-				return sdk.ActResult{}, lerr
-			}
-		}
 		// No scrcpy server on this computer: adb shell input, slower.
-		if err := onShellScreen(ctx, dev, a); err != nil {
-			return sdk.ActResult{}, err
-		}
-		return sdk.ActResult{Detail: "adb shell input"}, shellInput(ctx, dev, a)
+		return sdk.ActResult{Detail: "adb shell input"}, d.shellAct(ctx, dev, a)
 	}
 	if err != nil {
 		return sdk.ActResult{}, err
@@ -174,7 +172,7 @@ func (d *Driver) inject(ctx context.Context, s *session, a sdk.Action) error {
 		if err != nil {
 			return err
 		}
-		return c.Swipe(ctx, from, to, 300*time.Millisecond)
+		return c.Swipe(ctx, from, to, scrollMillis*time.Millisecond)
 	case sdk.ActPinch:
 		w, h := s.screen()
 		f := sdk.Pinch(a.Point, a.Scale, w, h)
@@ -241,14 +239,23 @@ func isASCII(s string) bool {
 	return true
 }
 
-// scrollLine is the swipe that scrolls: across the point (or the centre)
-// against the direction, Amount thousandths of the screen (600 by default).
+// scrollLine is the swipe that scrolls through the session: in the
+// video's pixels, which touches are given in.
 func scrollLine(s *session, a sdk.Action) (sdk.Point, sdk.Point, error) {
 	w, h := s.c.VideoSize()
 	at := sdk.Point{X: w / 2, Y: h / 2}
 	if a.HasPoint {
 		at.X, at.Y = s.point(a.Point)
 	}
+	return scrollSwipe(a, at, w, h)
+}
+
+// scrollSwipe is the swipe that scrolls a w×h screen at a point: across
+// it against the direction (the finger moves up to show what is further
+// down), Amount thousandths of the screen's side (600 by default), kept a
+// pixel inside the screen. The scrcpy session and adb shell input both
+// scroll with it, so a scroll moves the content as far either way.
+func scrollSwipe(a sdk.Action, at sdk.Point, w, h int) (sdk.Point, sdk.Point, error) {
 	amount := a.Amount
 	if amount == 0 {
 		amount = 600
@@ -270,8 +277,61 @@ func scrollLine(s *session, a sdk.Action) (sdk.Point, sdk.Point, error) {
 	return sdk.Point{}, sdk.Point{}, sdk.Invalid("scroll direction %q", a.Direction)
 }
 
-// shellInput performs a with `adb shell input`, when scrcpy cannot.
-func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
+// scrollMillis is how long a scroll's swipe takes, through scrcpy or adb.
+const scrollMillis = 300
+
+// shellAct performs a with adb shell input, when no scrcpy server can:
+// a point off the screen is refused first, as the session refuses it, and
+// a scroll is the session's swipe in the screen's pixels.
+func (d *Driver) shellAct(ctx context.Context, dev *adb.Device, a sdk.Action) error {
+	var w, h int
+	switch a.Kind {
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActSwipe, sdk.ActScroll:
+		var err error
+		if w, h, err = shellScreen(ctx, dev); err != nil {
+			return err
+		}
+		if err := onShellScreen(a, w, h); err != nil {
+			return err
+		}
+	}
+	cmd, err := shellCommand(a, w, h)
+	if errors.Is(err, errNotTypable) {
+		return d.notTypable(dev.Serial())
+	}
+	if err != nil || cmd == "" {
+		return err
+	}
+	_, err = shell(ctx, dev, cmd)
+	return err
+}
+
+// errNotTypable is shellCommand's answer to text adb shell input cannot
+// type.
+var errNotTypable = errors.New("adb shell input cannot type this text")
+
+// notTypable is the error of typing text that only the scrcpy server
+// types, on a computer without one. It says neither the text nor which of
+// its characters (the typed text is never logged).
+func (d *Driver) notTypable(serial string) error {
+	_, why := d.server()
+	if why == nil {
+		why = ErrNoScrcpyServer
+	}
+	reason, fix := scrcpyMissing(why)
+	return sdk.Errorf(sdk.ErrUnsupported, "%s: this text needs the scrcpy server, whose clipboard paste types any script (adb shell input types only printable ASCII, and no literal %%s), and %s; nothing was typed; to enable it: %s", serial, reason, fix)
+}
+
+// shellCommand is the adb shell input command that performs a on a w×h
+// screen (in its current orientation), or errNotTypable. The whole command
+// is made before any of it runs: text it cannot type is refused before a
+// replace deletes anything, and none of the text is typed.
+//
+// A double tap is two input commands in one shell call; before Android 12
+// each starts a runtime of its own (input is app_process there, cmd input
+// after), so the two taps may come further apart than the platform's
+// double-tap timeout (300 ms), and the app then sees two taps.
+func shellCommand(a sdk.Action, w, h int) (string, error) {
 	var cmd string
 	switch a.Kind {
 	case sdk.ActTap:
@@ -290,10 +350,22 @@ func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
 			ms = 300
 		}
 		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", a.Point.X, a.Point.Y, a.To.X, a.To.Y, ms)
+	case sdk.ActScroll:
+		// A swipe, as through scrcpy: `input scroll` (Android 12 and later)
+		// turns a mouse wheel, whose clicks are not a share of the screen.
+		at := sdk.Point{X: w / 2, Y: h / 2}
+		if a.HasPoint {
+			at = a.Point
+		}
+		from, to, err := scrollSwipe(a, at, w, h)
+		if err != nil {
+			return "", err
+		}
+		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", from.X, from.Y, to.X, to.Y, scrollMillis)
 	case sdk.ActKey:
 		code, ok := scrcpy.Keycode(a.Key)
 		if !ok {
-			return sdk.Invalid("key %q has no Android key code", a.Key)
+			return "", sdk.Invalid("key %q has no Android key code", a.Key)
 		}
 		cmd = fmt.Sprintf("input keyevent %d", code)
 	case sdk.ActType:
@@ -306,7 +378,7 @@ func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
 		if a.Text != "" {
 			t, ok := InputText(a.Text)
 			if !ok {
-				return sdk.Errorf(sdk.ErrUnsupported, "adb shell input cannot type %q (only ASCII); install scrcpy so that its server types it", a.Text)
+				return "", errNotTypable
 			}
 			parts = append(parts, "input text "+t)
 		}
@@ -314,45 +386,47 @@ func shellInput(ctx context.Context, dev *adb.Device, a sdk.Action) error {
 			parts = append(parts, fmt.Sprintf("input keyevent %d", keyEnter))
 		}
 		cmd = strings.Join(parts, "; ")
-	case sdk.ActScroll:
-		return sdk.Errorf(sdk.ErrUnsupported, "scroll needs the scrcpy server on this computer")
 	case sdk.ActPinch:
-		return sdk.Errorf(sdk.ErrUnsupported, "a pinch needs two fingers, which only the scrcpy server on this computer can put down (adb shell input has one)")
+		return "", sdk.Errorf(sdk.ErrUnsupported, "a pinch needs two fingers, which only the scrcpy server on this computer can put down (adb shell input has one)")
 	default:
-		return sdk.Invalid("action %q", a.Kind)
+		return "", sdk.Invalid("action %q", a.Kind)
 	}
-	if cmd == "" {
-		return nil
-	}
-	_, err := shell(ctx, dev, cmd)
-	return err
+	return cmd, nil
 }
 
-// onShellScreen refuses an action of adb shell input at a point off the
-// screen, as the scrcpy session's does (input would touch nothing and say
-// nothing). The screen is wm size's, turned as dumpsys input's
-// SurfaceOrientation says (the rotation Appium reads too).
-func onShellScreen(ctx context.Context, dev *adb.Device, a sdk.Action) error {
-	var points []sdk.Point
-	switch a.Kind {
-	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress, sdk.ActScroll:
-		points = []sdk.Point{a.Point}
-	case sdk.ActSwipe:
-		points = []sdk.Point{a.Point, a.To}
-	default:
-		return nil
-	}
+// shellScreen is the screen's size for adb shell input: wm size's, turned
+// as dumpsys input's SurfaceOrientation says (the rotation Appium reads
+// too).
+func shellScreen(ctx context.Context, dev *adb.Device) (int, int, error) {
 	out, err := shell(ctx, dev, "wm size; echo "+inputSep+"; dumpsys input")
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	wm, input, _ := bytes.Cut(out, []byte(inputSep))
 	w, h, err := parseWmSize(wm)
 	if err != nil {
-		return sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
+		return 0, 0, sdk.Errorf(sdk.ErrInternal, "%s: %v", dev.Serial(), err)
 	}
 	if surfaceOrientation(input)%2 == 1 {
 		w, h = h, w
+	}
+	return w, h, nil
+}
+
+// onShellScreen refuses an action of adb shell input at a point off the
+// w×h screen, as the scrcpy session's does (input would touch nothing and
+// say nothing).
+func onShellScreen(a sdk.Action, w, h int) error {
+	var points []sdk.Point
+	switch a.Kind {
+	case sdk.ActTap, sdk.ActDoubleTap, sdk.ActLongPress:
+		points = []sdk.Point{a.Point}
+	case sdk.ActScroll:
+		if a.HasPoint {
+			points = []sdk.Point{a.Point}
+		}
+	case sdk.ActSwipe:
+		points = []sdk.Point{a.Point, a.To}
 	}
 	for _, p := range points {
 		if p.X < 0 || p.Y < 0 || p.X >= w || p.Y >= h {

@@ -2,6 +2,8 @@ package android
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -25,15 +27,16 @@ import (
 // A phone that lacks a capability is listed with the reason and the fix,
 // and that capability's calls answer sdk.ErrUnsupported with the same
 // reason. When the driver finds a scrcpy server later (Config.FindScrcpy,
-// looked for again at most every scrcpyLookEvery), or learns a phone's
-// version, WatchDevices sends the phone CHANGED with its new set.
+// looked for again at most every scrcpyLookEvery), loses the one it had
+// (its file gone: a stat as often), or learns a phone's version,
+// WatchDevices sends the phone CHANGED with its new set.
 
 // needsScrcpy are the capabilities only the scrcpy server serves.
 var needsScrcpy = []sdk.Capability{sdk.CapVideo, sdk.CapPinch, sdk.CapDisplays}
 
 // scrcpyLookEvery is how often, at most, the driver looks again for a
-// scrcpy server while it has none (the person may install scrcpy while the
-// driver runs).
+// scrcpy server while it has none, or whether the one it has is still
+// there (the person may install or remove scrcpy while the driver runs).
 const scrcpyLookEvery = 10 * time.Second
 
 // androidRelease is a phone's Android version, from getprop.
@@ -127,19 +130,22 @@ func noScrcpyErr(serial string, why error) error {
 	return unsupported(serial, sdk.MissingCap{Cap: sdk.CapVideo, Reason: reason, Fix: fix})
 }
 
-// server returns the scrcpy server, or why there is none. While there is
-// none it looks again with Config.FindScrcpy, at most every lookEvery.
+// server returns the scrcpy server, or why there is none. At most every
+// lookEvery it looks again: while there is none, with Config.FindScrcpy;
+// while there is one, whether its file is still there (a stat), since the
+// person may uninstall scrcpy or delete SCRCPY_SERVER_PATH's file while
+// the driver runs.
 func (d *Driver) server() (*ScrcpyServer, error) {
 	d.scrMu.Lock()
 	defer d.scrMu.Unlock()
-	if d.scrcpy == nil && d.cfg.FindScrcpy != nil && time.Since(d.looked) >= d.lookEvery {
-		d.looked = time.Now()
-		if s, err := d.cfg.FindScrcpy(); err == nil && s.Path != "" {
-			d.scrcpy, d.scrErr = &s, nil
-			d.log.Info("scrcpy server found", "check", CheckScrcpy, "path", s.Path, "version", s.Version)
-		} else if err != nil && (d.scrErr == nil || err.Error() != d.scrErr.Error()) {
-			d.scrErr = err
-			d.log.Warn(scrcpyProblem, "check", CheckScrcpy, "fix", scrcpyFix, "err", err)
+	if time.Since(d.looked) >= d.lookEvery {
+		switch {
+		case d.scrcpy != nil:
+			d.looked = time.Now()
+			d.checkServer()
+		case d.cfg.FindScrcpy != nil:
+			d.looked = time.Now()
+			d.findServer()
 		}
 	}
 	if d.scrcpy == nil {
@@ -147,6 +153,54 @@ func (d *Driver) server() (*ScrcpyServer, error) {
 	}
 	s := *d.scrcpy
 	return &s, nil
+}
+
+// findServer looks for a scrcpy server with Config.FindScrcpy, and keeps
+// it or why there is none (logged when it changes). d.scrMu is held.
+func (d *Driver) findServer() {
+	s, err := d.cfg.FindScrcpy()
+	switch {
+	case err == nil && s.Path != "":
+		d.scrcpy, d.scrErr = &s, nil
+		d.log.Info("scrcpy server found", "check", CheckScrcpy, "path", s.Path, "version", s.Version)
+	case err == nil:
+		err = ErrNoScrcpyServer
+		fallthrough
+	default:
+		if d.scrErr == nil || err.Error() != d.scrErr.Error() {
+			d.log.Warn(scrcpyProblem, "check", CheckScrcpy, "fix", scrcpyFix, "err", err)
+		}
+		d.scrErr = err
+	}
+}
+
+// checkServer forgets the scrcpy server when its file is gone, and looks
+// for one again at once (another path may have one), so that the phones
+// lack what needs it with the same reason and fix as when the driver
+// started without one. d.scrMu is held.
+//
+// What already runs on the phones goes on until it ends: a scrcpy server
+// that runs on a phone no longer needs the file (it was pushed), so a
+// running control session, video stream or background display keeps
+// working, while a new session cannot start (startSession) and a new video
+// stream or display answers sdk.ErrUnsupported (lacks). Ending them would
+// cut the person's mirror for a file that the next install brings back.
+func (d *Driver) checkServer() {
+	path := d.scrcpy.Path
+	_, err := os.Stat(path)
+	if err == nil {
+		return
+	}
+	d.scrcpy = nil
+	// The check's WARN line follows, with what to do.
+	d.log.Info("the scrcpy server's file is gone", "path", path, "err", err)
+	if d.cfg.FindScrcpy != nil {
+		d.scrErr = nil
+		d.findServer()
+		return
+	}
+	d.scrErr = fmt.Errorf("%w (%s, where it was, is gone)", ErrNoScrcpyServer, path)
+	d.log.Warn(scrcpyProblem, "check", CheckScrcpy, "fix", scrcpyFix, "err", d.scrErr)
 }
 
 // versionOf is the phone's Android version, when the driver read it.

@@ -25,7 +25,10 @@
 // delete. README.md says what a real phone does with a paste (a maximum
 // length, the moment the text sits on the clipboard). When no scrcpy
 // server can be started (none found on this computer), input falls back to
-// `adb shell input`, and the phones lack video, pinch and displays.
+// `adb shell input` (a scroll is the same swipe there), and the phones lack
+// video, pinch and displays; text that only scrcpy types (anything but
+// printable ASCII) is then refused whole with sdk.ErrUnsupported, saying
+// what enables it, before any of it is typed.
 //
 // # Capabilities per phone
 //
@@ -34,7 +37,8 @@
 // too; a lacked one has a reason and a fix, and its calls answer
 // sdk.ErrUnsupported with the same reason. While it has none, the driver
 // looks for a scrcpy server again (Config.FindScrcpy) and, once found,
-// sends each phone CHANGED.
+// sends each phone CHANGED; while it has one, it checks that the server's
+// file is still there, and sends CHANGED when it is gone.
 //
 // The scrcpy server is found at $SCRCPY_SERVER_PATH, then where the scrcpy
 // package installs it on Linux and macOS; its exact version is
@@ -134,7 +138,10 @@ type Config struct {
 	// driver has none (the person may install scrcpy while it runs): at
 	// most every 10 s, when a call needs one and at the devices' polls.
 	// Once it finds one, the phones serve video, pinch and displays, and
-	// WatchDevices sends them CHANGED (caps.go).
+	// WatchDevices sends them CHANGED (caps.go). The driver also checks as
+	// often that the server's file is still there; when it is gone, it asks
+	// FindScrcpy again at once, and the phones lack what needs the server
+	// with FindScrcpy's reason.
 	FindScrcpy func() (ScrcpyServer, error)
 	// IdleQuiet is how long the video must stay quiet for WaitIdle to say
 	// the screen is idle; zero is 300 ms (idle.go says why). Tests on a
@@ -162,8 +169,8 @@ type Driver struct {
 	scrMu     sync.Mutex    // guards scrcpy, scrErr and looked
 	scrcpy    *ScrcpyServer // nil when none was found
 	scrErr    error         // why none was found
-	looked    time.Time     // when FindScrcpy last looked
-	lookEvery time.Duration // how often, at most, FindScrcpy looks (tests shorten it)
+	looked    time.Time     // when the driver last looked for a server, or at its file
+	lookEvery time.Duration // how often, at most, it looks (tests shorten it)
 }
 
 // phone is what the driver keeps of one device.
@@ -176,7 +183,7 @@ type phone struct {
 	vid   atomic.Pointer[session] // ctl, for reads that must not wait for ctlMu
 
 	pushMu sync.Mutex // guards pushed
-	pushed bool       // the scrcpy server is on the phone
+	pushed string     // which scrcpy server file is on the phone (pushedID), "" when none yet
 
 	// readMu serializes the phone's dumps: Android allows one UiAutomation
 	// client at a time, so an agent's read and the recorder's would fail

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -192,7 +193,7 @@ func (d *Driver) startSession(ctx context.Context, p *phone, dev *adb.Device, o 
 				// The jar may have gone (its cleanup deletes it): push it
 				// again next time.
 				p.pushMu.Lock()
-				p.pushed = false
+				p.pushed = ""
 				p.pushMu.Unlock()
 			}
 			return nil, sdk.Errorf(sdk.ErrInternal, "%s: the scrcpy server did not start: %s", dev.Serial(), fix)
@@ -242,20 +243,31 @@ func (s *session) lastWords() string {
 	return strings.Join(last, " / ")
 }
 
-// push copies the scrcpy server to the phone once per driver run, or again
-// when it is missing or of another size.
+// push copies the scrcpy server to the phone once per driver run and file,
+// or again when it is missing on the phone or of another size. A file gone
+// since the driver last looked makes the driver look now (caps.go), and
+// the phone lacks the server: the action goes through adb instead.
 func (d *Driver) push(ctx context.Context, p *phone, dev *adb.Device, srv ScrcpyServer) error {
 	p.pushMu.Lock()
 	defer p.pushMu.Unlock()
-	if p.pushed {
-		return nil
-	}
 	fi, err := os.Stat(srv.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		d.scrMu.Lock()
+		d.looked = time.Time{}
+		d.scrMu.Unlock()
+		if _, why := d.server(); why != nil {
+			return noScrcpyErr(dev.Serial(), why)
+		}
+	}
 	if err != nil {
 		return sdk.Errorf(sdk.ErrInternal, "scrcpy server: %v", err)
 	}
+	id := pushedID(srv.Path, fi)
+	if p.pushed == id {
+		return nil
+	}
 	if st, err := dev.Stat(ctx, serverPath); err == nil && st.Size == fi.Size() {
-		p.pushed = true
+		p.pushed = id
 		return nil
 	}
 	f, err := os.Open(srv.Path)
@@ -266,8 +278,14 @@ func (d *Driver) push(ctx context.Context, p *phone, dev *adb.Device, srv Scrcpy
 	if err := dev.Push(ctx, f, serverPath, 0o644, fi.ModTime()); err != nil {
 		return mapErr(err)
 	}
-	p.pushed = true
+	p.pushed = id
 	return nil
+}
+
+// pushedID names a scrcpy server file as pushed: another file (a server
+// found again at another path, or installed anew) is pushed again.
+func pushedID(path string, fi fs.FileInfo) string {
+	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
 }
 
 // control returns the phone's session, starting it when there is none or
