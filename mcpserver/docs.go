@@ -20,7 +20,7 @@ var codeDocs = []struct {
 	{agent.CodeDriverRestarting, "The phone's driver is restarting. Wait a few seconds and try again."},
 	{agent.CodeDeviceLocked, "The phone is locked and Pinky could not unlock it. Ask the person with phone_ask_person."},
 	{agent.CodeUncertain, "The action's outcome is unknown: it may or may not have happened. Observe before repeating it."},
-	{agent.CodeUnsupported, "This phone or its driver cannot do that. Do it another way."},
+	{agent.CodeUnsupported, "This phone or its driver cannot do that. The text says what the call tried and why, how the person can enable it when they can, and what to do instead. Do it another way, or ask the person with phone_ask_person."},
 	{agent.CodeTimeout, "What you waited for did not happen in time. Observe, then decide."},
 	{agent.CodeApprovalPending, "The person has not decided yet. Do not act another way: wait with phone_approval, or repeat the exact call with approval_id."},
 	{agent.CodeDenied, "The person or the policy refused it. Do not try another way; tell the user, or ask the person."},

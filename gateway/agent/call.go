@@ -60,7 +60,7 @@ func (s *Session) held(started time.Time, device, tool string, args map[string]a
 // fail records the call's step with err's outcome and returns err for the
 // caller to return, whether or not the history took the step.
 func (c *call) fail(ctx context.Context, err error) error {
-	return c.record(ctx, err, "")
+	return c.record(ctx, c.refused(err), "")
 }
 
 // done records the call's step as ok with what it showed (a diff, a

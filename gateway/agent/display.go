@@ -49,7 +49,7 @@ func (s *Session) background(ctx context.Context, drv sdk.Full, p *phone, tk *ta
 	defer cancel()
 	id, err := drv.CreateDisplay(cctx, tk.device, w&^1, h&^1, defaultDisplayDPI)
 	if err != nil {
-		return fromDriver(tk.device, err, false)
+		return m.refused(p, tk.device, ToolConnect, fromDriver(tk.device, err, false))
 	}
 	m.mu.Lock()
 	tk.display, p.display = id, id

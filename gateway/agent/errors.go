@@ -42,6 +42,10 @@ type Error struct {
 	// withheld marks a read whose screen the agent may not see (a blocked
 	// app, an app outside the task): only a way out may run on it.
 	withheld bool
+	// refusal is the driver's unsupported answer this Error was made from
+	// (fromDriver), which refused turns into the answer for the call that
+	// met it (errors_driver.go); nil for any other Error.
+	refusal error
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }

@@ -72,7 +72,10 @@ func fromDriver(device string, err error, acting bool) error {
 	case errors.Is(err, sdk.ErrFileNotFound):
 		return Errorf(CodeNotFound, "%s; phone_files lists the folder", driverMessage(err))
 	case errors.Is(err, sdk.ErrUnsupported):
-		return Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
+		// refused says more once the call that met it is known.
+		e := Errorf(CodeUnsupported, "%s cannot do that: %s", device, driverMessage(err))
+		e.refusal = err
+		return e
 	case errors.Is(err, sdk.ErrTimeout):
 		// The driver, or the driver host's deadline, gave up on the call.
 		if acting {
@@ -106,13 +109,20 @@ const maxDriverMessage = 300
 // controls and invalid bytes become visible escapes (safetext.Line) and a
 // long sentence is cut. An empty message becomes the category's own text.
 func driverMessage(err error) string {
+	return safeDriverText(driverSentence(err))
+}
+
+// driverSentence is the driver's sentence without the category suffix, as
+// the driver wrote it (not yet safe to show); an empty one is the
+// category's own text.
+func driverSentence(err error) string {
 	msg := err.Error()
 	c := sdk.Category(err)
 	msg = strings.TrimSpace(strings.TrimSuffix(msg, ": "+c.Error()))
 	if msg == "" {
 		msg = c.Error()
 	}
-	return safeDriverText(msg)
+	return msg
 }
 
 // safeDriverText is a driver's text made safe to show: control characters,
@@ -124,4 +134,66 @@ func safeDriverText(s string) string {
 		s = string(r[:maxDriverMessage-1]) + "…"
 	}
 	return s
+}
+
+// attempt is what an agent's call asked of a phone, for the answer to a
+// driver that refuses it at call time (sdk.ErrUnsupported that the
+// phone's capabilities did not foresee).
+type attempt struct {
+	what    string         // after "cannot": "type that text"; from lacks when need is set
+	need    sdk.Capability // the capability the call needs, "" when none applies
+	instead string         // what the agent does next, a clause that starts with a verb; from lacks when need is set
+}
+
+// attempts names, for each tool, what its call tries. A tool that needs a
+// capability takes lacks' wording for it.
+var attempts = map[string]attempt{
+	ToolObserve:       {what: "take a screenshot", instead: "observe without a screenshot"},
+	ToolTap:           {what: "tap", instead: "reach the same control another way, such as a long press or a key, or ask the person with phone_ask_person"},
+	ToolLongPress:     {what: "long press", instead: "look for a menu or button that offers the same, or ask the person with phone_ask_person"},
+	ToolSwipe:         {what: "swipe", instead: "scroll with phone_scroll, or tap the control that moves the screen"},
+	ToolScroll:        {what: "scroll", instead: "swipe with phone_swipe instead (a swipe up scrolls down), or tap the control that moves the screen"},
+	ToolPinch:         {need: sdk.CapPinch},
+	ToolType:          {what: "type that text", instead: "type it in parts the phone can take, or ask the person with phone_ask_person"},
+	ToolKey:           {what: "press that key", instead: "use the app's own control for it, such as its back button or a swipe from the left edge, or go home with phone_key"},
+	ToolApps:          {need: sdk.CapApps},
+	ToolLaunch:        {what: "launch that app", instead: "open it from the home screen: go home with phone_key, then tap its icon"},
+	ToolStopApp:       {what: "stop that app", instead: "leave it with phone_key (home) and go on"},
+	ToolOpenURL:       {what: "open that link", instead: "launch the browser with phone_launch and type the address into its address bar"},
+	ToolNotifications: {need: sdk.CapNotifications},
+	ToolFiles:         {need: sdk.CapFiles},
+	ToolConnect:       {need: sdk.CapDisplays},
+}
+
+// refused is the answer to the call c when its driver refused it as
+// unsupported at call time (m.refused); any other error is returned as it
+// is.
+func (c *call) refused(err error) error {
+	return c.s.m.refused(c.p, c.device, c.tool, err)
+}
+
+// refused is the answer to a call of tool on device (phone p) when err is
+// its driver's refusal as unsupported at call time (fromDriver): what the
+// call tried, the driver's message, and what the agent does next. When the
+// phone now lists why it lacks the capability the call needs, the answer
+// is lacks.go's, with the person's fix. Any other error is returned as it
+// is.
+func (m *Manager) refused(p *phone, device, tool string, err error) error {
+	e, ok := AsError(err)
+	if !ok || e.refusal == nil {
+		return err
+	}
+	a, known := attempts[tool]
+	if a.need != "" {
+		if foreseen, ok := m.lacking(p, device, a.need); ok {
+			return foreseen
+		}
+		l := lacks[a.need]
+		a.what, a.instead = l.what, l.instead
+	}
+	if !known {
+		a = attempt{what: "do that", instead: "observe, then reach the same result another way, or ask the person with phone_ask_person"}
+	}
+	said := clause(driverSentence(e.refusal))
+	return &Error{Code: CodeUnsupported, Message: device + " cannot " + a.what + ": " + said + ". " + upper(a.instead)}
 }

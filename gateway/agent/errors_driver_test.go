@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/pinky-gateway/pinky/drivers/sdk"
+	"github.com/pinky-gateway/pinky/gateway/history"
 	pb "github.com/pinky-gateway/pinky/proto/pinky/driver/v1"
 )
 
@@ -155,4 +156,140 @@ func bareClient(t *testing.T, srv pb.DriverServiceServer) *sdk.Client {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return sdk.NewClient(conn, nil)
+}
+
+// refuses is a driver that answers sdk.ErrUnsupported with its message at
+// call time to actions of one kind (kind), and to screenshots, apps and
+// notifications when shots, apps or notes is set, as a driver does that
+// finds out only then (the Android driver typing what adb cannot, an
+// iPhone whose broadcast dropped). before runs first when set, as a device
+// update that arrives during the call.
+type refuses struct {
+	sdk.Driver
+	kind               sdk.ActionKind
+	shots, apps, notes bool
+	msg                string
+	before             func()
+}
+
+func (r refuses) no() error {
+	if r.before != nil {
+		r.before()
+	}
+	return sdk.Errorf(sdk.ErrUnsupported, "%s", r.msg)
+}
+
+func (r refuses) Act(ctx context.Context, id string, a sdk.Action) (sdk.ActResult, error) {
+	if a.Kind == r.kind {
+		return sdk.ActResult{}, r.no()
+	}
+	return r.Driver.Act(ctx, id, a)
+}
+
+func (r refuses) Screenshot(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	if r.shots {
+		return nil, r.no()
+	}
+	return r.Driver.Screenshot(ctx, req)
+}
+
+func (r refuses) CaptureFrame(ctx context.Context, req sdk.ScreenshotRequest) (*sdk.Image, error) {
+	if r.shots {
+		return nil, r.no()
+	}
+	return sdk.Complete(r.Driver).CaptureFrame(ctx, req)
+}
+
+func (r refuses) ListApps(ctx context.Context, id string) ([]sdk.App, error) {
+	if r.apps {
+		return nil, r.no()
+	}
+	return sdk.Complete(r.Driver).ListApps(ctx, id)
+}
+
+func (r refuses) ListNotifications(ctx context.Context, id string) ([]sdk.Notification, error) {
+	if r.notes {
+		return nil, r.no()
+	}
+	return sdk.Complete(r.Driver).ListNotifications(ctx, id)
+}
+
+// TestUnsupportedAtCallTime: a driver's unsupported answer that the
+// phone's capabilities did not foresee tells the agent what its call
+// tried, keeps the driver's message (escaped) and says what to do next; a
+// phone that lists the capability as missing by then gives the foreseen
+// answer, with the person's fix.
+func TestUnsupportedAtCallTime(t *testing.T) {
+	const dev = "sim-android-1"
+	ctx := context.Background()
+	typeText := func(s *Session) error {
+		_, err := s.Act(ctx, dev, Action{Tool: ToolType, Kind: "type", Target: Target{Text: "Text message"}, Text: "¡Olé!"}, nil)
+		return err
+	}
+	tests := []struct {
+		name  string
+		drv   refuses
+		lack  *sdk.MissingCap // the phone lists this missing when the driver refuses
+		call  func(s *Session) error
+		want  []string // each in the answer
+		avoid []string // none in the answer
+	}{
+		{"typing", refuses{kind: sdk.ActType, msg: `emulator-5554: this text needs the scrcpy server (adb shell input types only printable ASCII); nothing was typed; to enable it: install scrcpy 3.x.`}, nil, typeText,
+			[]string{dev + ` cannot type that text: emulator-5554: this text needs the scrcpy server (adb shell input types only printable ASCII); nothing was typed; to enable it: install scrcpy 3.x. `,
+				"Type it in parts the phone can take, or ask the person with phone_ask_person"},
+			[]string{"cannot do that", "it..", "The person can enable it"}},
+		{"scrolling", refuses{kind: sdk.ActScroll, msg: "scroll needs the scrcpy server on this computer"}, nil, func(s *Session) error {
+			_, err := s.Act(ctx, dev, Action{Tool: ToolScroll, Kind: "scroll", Direction: "down"}, nil)
+			return err
+		}, []string{dev + " cannot scroll: scroll needs the scrcpy server on this computer. ", "Swipe with phone_swipe"}, nil},
+		{"a key", refuses{kind: sdk.ActKey, msg: "an iPhone has no back key"}, nil, func(s *Session) error {
+			_, err := s.Act(ctx, dev, Action{Tool: ToolKey, Kind: "key", Key: "back"}, nil)
+			return err
+		}, []string{dev + " cannot press that key: an iPhone has no back key. ", "its back button"}, nil},
+		{"a screenshot", refuses{shots: true, msg: "the broadcast stopped"}, nil, func(s *Session) error {
+			_, err := s.Observe(ctx, dev, false, true)
+			return err
+		}, []string{dev + " cannot take a screenshot: the broadcast stopped. ", "Observe without a screenshot"}, nil},
+		{"apps, with a capability's wording", refuses{apps: true, msg: "the package manager did not answer"}, nil, func(s *Session) error {
+			_, err := s.Apps(ctx, dev)
+			return err
+		}, []string{dev + " cannot list its apps: the package manager did not answer. ", lacks[sdk.CapApps].instead[1:]}, []string{"enable it"}},
+		{"notifications the phone now lacks", refuses{notes: true, msg: "no listener"}, &sdk.MissingCap{Reason: "the listener was turned off", Fix: "turn on notification access for Pinky"}, func(s *Session) error {
+			_, err := s.Notifications(ctx, dev)
+			return err
+		}, []string{dev + " cannot list its notifications: the listener was turned off. The person can enable it: turn on notification access for Pinky.", "phone_ask_person"},
+			[]string{"no listener"}},
+		{"a driver's controls are shown", refuses{kind: sdk.ActType, msg: "evil\x1b[2J\u202efake"}, nil, typeText,
+			[]string{`evil\x1b[2J`}, []string{"\x1b", "\u202e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, Config{})
+			s := f.session(t, "agent")
+			inThread(t, f, s)
+			r := tt.drv
+			if tt.lack != nil {
+				c := map[bool]sdk.Capability{true: sdk.CapNotifications, false: sdk.CapApps}[r.notes]
+				r.before = func() { f.drv.lack(c, *tt.lack) }
+			}
+			f.drv.wrap = func(d sdk.Driver) sdk.Driver { r.Driver = d; return r }
+			e := wantCode(t, tt.name, tt.call(s), CodeUnsupported)
+			for _, w := range tt.want {
+				if !strings.Contains(e.Message, w) {
+					t.Errorf("got %q; want it to say %q", e.Message, w)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(e.Message, a) {
+					t.Errorf("got %q; want it not to say %q", e.Message, a)
+				}
+			}
+			// The history keeps what the agent was told.
+			tasks, _ := f.store.Tasks(ctx, history.TaskFilter{})
+			_, steps, _ := f.store.Task(ctx, tasks[0].ID)
+			if last := steps[len(steps)-1]; last.Outcome != string(CodeUnsupported) || last.Message != e.Message {
+				t.Errorf("last step %q %q; want %q %q", last.Outcome, last.Message, CodeUnsupported, e.Message)
+			}
+		})
+	}
 }

@@ -26,13 +26,25 @@ var lacks = map[sdk.Capability]lack{
 // unsupported is the answer to an agent whose call needs capability c,
 // which device lacks. When the device says why (sdk.Device.Caps, through
 // the driver host's Missing), the answer names what the phone cannot do,
-// why, how the person can enable it and what the agent does next; when it
-// does not, the answer is plain, a sentence written for that call.
+// why, how the person can enable it and what the agent does next (lacking);
+// when it does not, the answer is plain, a sentence written for that call.
 func (m *Manager) unsupported(p *phone, device string, c sdk.Capability, plain string) *Error {
+	if e, ok := m.lacking(p, device, c); ok {
+		return e
+	}
+	return &Error{Code: CodeUnsupported, Message: plain}
+}
+
+// lacking is the answer to a call that needs capability c when the device
+// lists c as missing with a reason or a fix, and false when it does not.
+func (m *Manager) lacking(p *phone, device string, c sdk.Capability) (*Error, bool) {
+	if p == nil || c == "" {
+		return nil, false
+	}
 	mc, ok := m.cfg.Drivers.Missing(p.id, c)
 	reason, fix := clause(mc.Reason), clause(mc.Fix)
 	if !ok || (reason == "" && fix == "") {
-		return &Error{Code: CodeUnsupported, Message: plain}
+		return nil, false
 	}
 	l, known := lacks[c]
 	if !known {
@@ -50,7 +62,7 @@ func (m *Manager) unsupported(p *phone, device string, c sdk.Capability, plain s
 	} else {
 		b.WriteString(upper(l.instead))
 	}
-	return &Error{Code: CodeUnsupported, Message: b.String()}
+	return &Error{Code: CodeUnsupported, Message: b.String()}, true
 }
 
 // clause is a driver's sentence made ready to sit inside another: one
