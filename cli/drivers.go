@@ -329,6 +329,13 @@ func printDevices(w io.Writer, ds []api.Device) {
 			fmt.Fprintf(w, "%s lacks %s\n", show(d.ID), missingLine(m))
 		}
 	}
+	// What a phone lacks because its driver does not offer it at all is
+	// not the person's to enable: one line per phone, after the rest.
+	for _, d := range ds {
+		if len(d.NotOffered) > 0 {
+			fmt.Fprintf(w, "%s: its driver (%s) does not offer %s\n", show(d.ID), show(d.Driver), show(strings.Join(d.NotOffered, ", ")))
+		}
+	}
 }
 
 // missingLine says what a phone lacks, why and how the person enables it,

@@ -52,8 +52,8 @@ func TestPrintersShowEvilText(t *testing.T) {
 		}, 4},
 		{"devices", func(b *strings.Builder) {
 			printDevices(b, []api.Device{{ID: evil, Driver: evil, State: evil, Platform: evil, Model: evil, OSVersion: evil,
-				Connection: evil, LockState: evil, Detail: evil, Missing: []api.MissingCap{{Capability: evil, Reason: evil, Fix: evil}}}})
-		}, 4},
+				Connection: evil, LockState: evil, Detail: evil, Missing: []api.MissingCap{{Capability: evil, Reason: evil, Fix: evil}}, NotOffered: []string{evil}}})
+		}, 5},
 		{"screen", func(b *strings.Builder) {
 			printScreen(b, &sdk.Screen{App: sdk.App{ID: evil, Label: evil}, Elements: []sdk.Element{{ID: 1, Class: evil, Text: evil,
 				ContentDescription: evil, ResourceID: evil, Hint: evil, Value: evil}}})

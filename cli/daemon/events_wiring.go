@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pinky-gateway/pinky/gateway/api"
@@ -80,7 +81,8 @@ func (g *Gateway) startEvents(ctx context.Context) (stop func()) {
 	go func() {
 		defer close(done)
 		defer g.events.Close()
-		online := map[string]bool{} // the phones the log knows, and whether online
+		online := map[string]bool{}  // the phones the log knows, and whether online
+		lacks := map[string]string{} // what each phone lacks, as the log said last (capsEvent)
 		for {
 			select {
 			case <-ctx.Done():
@@ -92,6 +94,7 @@ func (g *Gateway) startEvents(ctx context.Context) (stop func()) {
 					return
 				}
 				g.deviceEvent(online, ev)
+				g.capsEvent(lacks, ev)
 			}
 		}
 	}()
@@ -144,4 +147,47 @@ func (g *Gateway) deviceEvent(online map[string]bool, ev driverhost.Event) {
 			}
 		}
 	}
+}
+
+// capsEvent publishes DeviceCaps when what a phone lacks changes (a
+// CHANGED event of its driver, say an iPhone whose broadcast connected),
+// so that the person's views (the console's card and mirror) follow it.
+// lacks is what the log said last of each phone; after a resync the
+// host's list is compared with it instead.
+func (g *Gateway) capsEvent(lacks map[string]string, ev driverhost.Event) {
+	publish := func(d driverhost.Device) {
+		if now, changed := capsChanged(lacks, d); changed {
+			g.events.Publish(events.Event{Kind: events.DeviceCaps, Device: d.ID, Data: map[string]string{"driver": d.Driver, "name": d.Name, "missing": now}})
+		}
+	}
+	switch ev.Kind {
+	case driverhost.EventRemoved:
+		delete(lacks, ev.Device.ID)
+	case driverhost.EventResync:
+		for _, d := range g.host.Devices() {
+			publish(d)
+		}
+	default:
+		publish(ev.Device)
+	}
+}
+
+// capsChanged records what phone d lacks now in lacks (its capability
+// names, comma-separated in its Caps' order; "" for nothing) and reports
+// whether that differs from what lacks held. A phone's first sight only
+// records it: device.added brings the phone with what it lacks.
+func capsChanged(lacks map[string]string, d driverhost.Device) (string, bool) {
+	if d.ID == "" || d.Duplicate {
+		return "", false
+	}
+	var names []string
+	if d.Caps != nil {
+		for _, m := range d.Caps.Missing {
+			names = append(names, string(m.Cap))
+		}
+	}
+	now := strings.Join(names, ",")
+	was, known := lacks[d.ID]
+	lacks[d.ID] = now
+	return now, known && was != now
 }

@@ -37,6 +37,24 @@ func apiDevice(d driverhost.Device) api.Device {
 			return api.MissingCap{Capability: string(m.Cap), Reason: m.Reason, Fix: m.Fix}
 		})
 	}
+	out.NotOffered = notOffered(d)
+	return out
+}
+
+// notOffered lists what a phone cannot do without a Missing entry that
+// says why: what its driver does not offer, and what the phone's own
+// Caps leave out of both lists. Nothing while the driver's capabilities
+// are unknown (d.Offered nil), so that such a phone does not look bare.
+func notOffered(d driverhost.Device) []string {
+	if d.Offered == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range sdk.AllCapabilities {
+		if _, missing := d.Missing(c); !missing && !d.Serves(c, d.Offered) {
+			out = append(out, string(c))
+		}
+	}
 	return out
 }
 

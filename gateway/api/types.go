@@ -59,6 +59,12 @@ type Device struct {
 	// each with why and how the person can enable it, as the phone says;
 	// empty when it says nothing (it can do all its driver declares).
 	Missing []MissingCap `json:"missing,omitempty"`
+	// NotOffered lists the capabilities (sdk.AllCapabilities' names, in
+	// that order) that the phone lacks without saying why, because its
+	// driver does not offer them at all: nothing the person can enable on
+	// the phone. Empty when the phone lacks nothing beyond Missing, or
+	// while its driver's capabilities are not known.
+	NotOffered []string `json:"not_offered,omitempty"`
 }
 
 // MissingCap is a capability one phone lacks: why, and how the person can

@@ -252,7 +252,7 @@ func TestDrivers(t *testing.T) {
 			}},
 			{ID: "wda", Driver: "ios", Online: true, State: "online", Platform: "ios", Missing: []api.MissingCap{
 				{Capability: "frame_capture", Fix: "add a broadcast with pinky ios add wda --video-listen :9100"},
-			}},
+			}, NotOffered: []string{"notifications", "pinch"}},
 		}, map[string]want{
 			"phone R5":         {true, "R5 (Pixel 8, android 15) is online", ""},
 			"phone old":        {true, "background displays need Android 13", ""},
@@ -263,6 +263,7 @@ func TestDrivers(t *testing.T) {
 			"phone noscr: capabilities": {true, "no video (no scrcpy server found): to enable it, install scrcpy 3.x; " +
 				"no displays (Android 12 has no background displays)", ""},
 			"phone wda: capabilities": {true, "no frame_capture: to enable it, add a broadcast with pinky ios add wda --video-listen :9100", ""},
+			"phone wda: not offered":  {true, "its driver (ios) does not offer notifications, pinch; agents work without them", ""},
 		}},
 	}
 	for _, tt := range tests {
@@ -323,8 +324,10 @@ func TestDriversMissing(t *testing.T) {
 	for _, r := range Drivers(ds, devs) {
 		byCheck[r.Check] = r
 	}
-	if r, ok := byCheck["phone full: capabilities"]; ok {
-		t.Errorf("a phone that lacks nothing: got %+v; want no capabilities result", r)
+	for _, c := range []string{"phone full: capabilities", "phone full: not offered", "phone old: not offered"} {
+		if r, ok := byCheck[c]; ok {
+			t.Errorf("a phone that lacks nothing of it: got %+v; want no %q result", r, c)
+		}
 	}
 	if r := byCheck["phone old"]; strings.Contains(r.Detail, "need Android 13") {
 		t.Errorf("phone old: got %q; want the Android note left to its capabilities result", r.Detail)

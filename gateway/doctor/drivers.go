@@ -130,6 +130,9 @@ func Drivers(ds []api.Driver, devs []api.Device) []Result {
 		if len(dev.Missing) > 0 {
 			out = append(out, missing(dev))
 		}
+		if len(dev.NotOffered) > 0 {
+			out = append(out, notOffered(dev))
+		}
 	}
 	if len(devs) == 0 {
 		out = append(out, problem("phones", "no phone is connected", NoPhones))
@@ -188,6 +191,14 @@ func missing(d api.Device) Result {
 		parts[i] = s
 	}
 	return ok("phone "+d.ID+": capabilities", d.ID+" works without what it lacks: "+strings.Join(parts, "; "))
+}
+
+// notOffered says what a phone lacks because its driver does not offer it
+// at all: an ok result, for information, since there is nothing on the
+// phone for the person to enable.
+func notOffered(d api.Device) Result {
+	return ok("phone "+d.ID+": not offered", fmt.Sprintf("its driver (%s) does not offer %s; agents work without them",
+		d.Driver, strings.Join(d.NotOffered, ", ")))
 }
 
 // lacks reports whether the phone says it lacks capability c.

@@ -354,6 +354,10 @@ func (h *Host) deviceLocked(e *devEntry) Device {
 			break
 		}
 	}
+	if d := h.drivers[dev.Driver]; d != nil && d.info.Name != "" {
+		// Known, if empty: a driver that offers nothing optional.
+		dev.Offered = append([]sdk.Capability{}, d.info.Capabilities...)
+	}
 	return dev
 }
 

@@ -83,6 +83,9 @@ type Device struct {
 	// Duplicate is true when another driver listed the same id first;
 	// DriverForDevice prefers the other one while it is online.
 	Duplicate bool
+	// Offered is what the device's driver declared it can do (its Info's
+	// capabilities); nil while the host does not know the driver's Info.
+	Offered []sdk.Capability
 }
 
 // EventKind is what happened to a device.

@@ -37,6 +37,7 @@ const (
 	DeviceOnline    = "device.online"    // Data: driver, name
 	DeviceOffline   = "device.offline"   // Data: driver, name
 	DeviceRemoved   = "device.removed"   // Data: driver, name
+	DeviceCaps      = "device.caps"      // what a phone lacks changed; Data: driver, name, missing (its capability names, comma-separated)
 	PersonTakeover  = "person.takeover"  // the person took a phone in hand
 	PersonHandback  = "person.handback"  // the person gave it back to the agent
 	// Gap is not an event but a marker, first in a Page: events after the

@@ -21,11 +21,20 @@
 //              #key-home-DEVICE #key-back-DEVICE #key-app_switch-DEVICE;
 //              ul.missing#missing-DEVICE (hidden while the phone lacks
 //              nothing its driver can do): li.missing-cap each (data-capability),
-//              with span.cap, span.reason (why) and span.fix (how to enable it)
+//              with span.cap, span.reason (why) and span.fix (how to enable it);
+//              p.not-offered#not-offered-DEVICE (hidden unless the phone's
+//              driver does not offer some capabilities; data-capabilities
+//              lists them, comma-separated)
 //   drivers:   #drivers (hidden while no driver needs anything), one
 //              article.driver#driver-NAME per driver that does: li.problem
 //              each, with span.detail (what is wrong) and span.fix (what to
-//              do); #no-phones (how to connect a phone, while there is none)
+//              do); #no-phones (how to connect a phone, while there is none);
+//              #driver-caps (hidden while no driver runs) with one
+//              li.driver-caps#driver-caps-NAME per driver (data-driver):
+//              span.caps (what it offers; data-capabilities, comma-separated)
+//              and span.lacking (data-lacking = how many of its phones lack
+//              some of it, data-phones = how many it has), with an
+//              a.phone-link (href #phone-DEVICE) to each such phone's card
 //   approvals: #approvals (hidden when none), #approval-list, one
 //              article.approval#approval-ID each: div.shot-wrap#shotwrap-ID
 //              (class "enlarged" after a tap on it) with img#shot-ID,
@@ -168,6 +177,7 @@ const state = {
   approvalsLoaded: false, // the first list has been shown (later cards notify)
   hosts: new Map(), // phone host's name → its state, from status
   tasks: [],
+  drivers: [], // the drivers, as status gives them
   taskID: '', // the task shown in #task-detail
   page: '',
 };
@@ -181,6 +191,7 @@ async function loadPhones() {
   state.leases = new Map((leases || []).map((l) => [l.device, l]));
   for (const l of leases || []) if (l.with_person) state.held.add(l.device);
   renderPhones();
+  renderDriverCaps();
   renderUnlockDevices();
 }
 
@@ -226,6 +237,7 @@ function phoneCard(d) {
       h('dt', {}, 'Agent'), h('dd', { id: 'agent-' + id }),
       h('dt', {}, 'Task'), h('dd', { id: 'task-' + id })),
     h('ul', { id: 'missing-' + id, class: 'missing', hidden: true }),
+    h('p', { id: 'not-offered-' + id, class: 'not-offered', hidden: true }),
     h('div', { class: 'buttons' },
       h('button', { type: 'button', id: 'takeover-' + id, class: 'primary', onclick: () => takeOver(id) }, 'Take over'),
       h('button', { type: 'button', id: 'handback-' + id, onclick: () => handBack(id) }, 'Hand back'),
@@ -299,10 +311,31 @@ function updateMissing(d) {
   if (!ul) return;
   const missing = d.missing || [];
   ul.replaceChildren(...missing.map((m) => h('li', { class: 'missing-cap', dataset: { capability: m.capability } },
-    h('span', { class: 'cap' }, 'No ' + (CAP_NAMES[m.capability] || m.capability).toLowerCase()),
+    h('span', { class: 'cap' }, 'No ' + capName(m.capability)),
     m.reason ? [': ', h('span', { class: 'reason' }, m.reason)] : null,
     m.fix ? ['. To enable it: ', h('span', { class: 'fix' }, m.fix)] : null)));
   ul.hidden = missing.length === 0;
+  const p = $('not-offered-' + d.id);
+  const no = d.not_offered || [];
+  p.dataset.capabilities = no.join(',');
+  p.textContent = no.length ? show(`Its driver (${d.driver}) does not offer: ${no.map(capName).join(', ')}.`) : '';
+  p.hidden = no.length === 0;
+  // A phone that showed pictures for want of video shows live video as
+  // soon as it serves video again, rather than at its mirror's next retry.
+  const lacked = lackedVideo.get(d.id);
+  const lacks = missing.some((m) => m.capability === 'video');
+  lackedVideo.set(d.id, lacks);
+  if (lacked && !lacks) {
+    for (const m of mirrors.values()) if (m.device === d.id) m.reopen();
+  }
+}
+
+// lackedVideo says, per phone, whether its card last said it lacks video.
+const lackedVideo = new Map();
+
+// capName is a capability's name for a person.
+function capName(c) {
+  return (CAP_NAMES[c] || c).toLowerCase();
 }
 
 function refreshPhone(id) {
@@ -436,6 +469,25 @@ class Mirror {
       const wait = Math.min(10000, 1000 * 2 ** this.retries++);
       this.timer = setTimeout(() => this.open(), wait);
     };
+  }
+
+  // reopen opens the mirror again at once, without waiting for the
+  // retry's backoff: the phone says it serves video now (updateMissing).
+  // A mirror that shows video already is left alone.
+  reopen() {
+    if (this.closed || this.frames) return;
+    clearTimeout(this.timer);
+    clearTimeout(this.waitTimer);
+    this.retries = 0;
+    const ws = this.ws;
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      ws.onclose = null; // this is no disconnection to retry after
+      ws.onmessage = null;
+      ws.close(1000, 'reopened by the page');
+    }
+    this.resetDecoder();
+    log('mirror', this.device, 'reopened: the phone serves video');
+    this.open();
   }
 
   close() {
@@ -635,7 +687,9 @@ function attachInput(id, canvas) {
   canvas.addEventListener('pointerdown', (e) => {
     if (!state.held.has(id) || e.button !== 0) return;
     e.preventDefault();
-    canvas.focus();
+    // Without preventScroll, a mirror partly out of view scrolls into it
+    // between the press and the release, and the tap lands elsewhere.
+    canvas.focus({ preventScroll: true });
     try {
       canvas.setPointerCapture(e.pointerId);
     } catch (err) {
@@ -1048,6 +1102,8 @@ async function loadHealth() {
   ]);
   renderHistoryHealth((st && st.history) || {});
   renderDrivers((st && st.drivers) || [], checks || []);
+  state.drivers = (st && st.drivers) || [];
+  renderDriverCaps();
   state.hosts = new Map(((st && st.hosts && st.hosts.hosts) || []).map((x) => [x.name, x]));
   for (const d of state.devices) updateHost(d);
 }
@@ -1084,6 +1140,29 @@ function renderDrivers(drivers, checks) {
   const box = $('drivers');
   box.replaceChildren(...cards);
   box.hidden = cards.length === 0;
+}
+
+// renderDriverCaps shows, for each driver, what it offers and how many of
+// its phones lack some of it, with a link to each such phone's card (which
+// says why and how to enable it).
+function renderDriverCaps() {
+  const items = state.drivers.map((d) => {
+    const phones = state.devices.filter((x) => x.driver === d.name);
+    const lacking = phones.filter((x) => (x.missing || []).length > 0);
+    const caps = d.capabilities || [];
+    return h('li', { id: 'driver-caps-' + d.name, class: 'driver-caps', dataset: { driver: d.name } },
+      h('strong', { class: 'name' }, d.name),
+      ': ',
+      h('span', { class: 'caps', dataset: { capabilities: caps.join(',') } },
+        caps.length ? 'offers ' + caps.map(capName).join(', ') : 'offers nothing beyond reading the screen'),
+      '. ',
+      h('span', { class: 'lacking', dataset: { lacking: String(lacking.length), phones: String(phones.length) } },
+        lacking.length ? `${lacking.length} of its ${phones.length} phones lack some of it: ` : `${phones.length} phones, none lacking any of it`,
+        lacking.flatMap((x, i) => [i ? ', ' : '',
+          h('a', { class: 'phone-link', href: '#phone-' + encodeURIComponent(x.id) }, x.name || x.model || x.id)])));
+  });
+  $('driver-caps-list').replaceChildren(...items);
+  $('driver-caps').hidden = items.length === 0;
 }
 
 // renderHistoryHealth shows #history-health while the history cannot be
