@@ -154,7 +154,7 @@ var attempts = map[string]attempt{
 	ToolSwipe:         {what: "swipe", instead: "scroll with phone_scroll, or tap the control that moves the screen"},
 	ToolScroll:        {what: "scroll", instead: "swipe with phone_swipe instead (a swipe up scrolls down), or tap the control that moves the screen"},
 	ToolPinch:         {need: sdk.CapPinch},
-	ToolType:          {what: "type that text", instead: "type it in parts the phone can take, or ask the person with phone_ask_person"},
+	ToolType:          {what: "type that text", instead: "observe first (a tap that focused the field may have run), then type it in parts the phone can take, or ask the person with phone_ask_person"},
 	ToolKey:           {what: "press that key", instead: "use the app's own control for it, such as its back button or a swipe from the left edge, or go home with phone_key"},
 	ToolApps:          {need: sdk.CapApps},
 	ToolLaunch:        {what: "launch that app", instead: "open it from the home screen: go home with phone_key, then tap its icon"},

@@ -236,7 +236,7 @@ func TestUnsupportedAtCallTime(t *testing.T) {
 	}{
 		{"typing", refuses{kind: sdk.ActType, msg: `emulator-5554: this text needs the scrcpy server (adb shell input types only printable ASCII); nothing was typed; to enable it: install scrcpy 3.x.`}, nil, typeText,
 			[]string{dev + ` cannot type that text: emulator-5554: this text needs the scrcpy server (adb shell input types only printable ASCII); nothing was typed; to enable it: install scrcpy 3.x. `,
-				"Type it in parts the phone can take, or ask the person with phone_ask_person"},
+				"Observe first (a tap that focused the field may have run), then type it in parts the phone can take, or ask the person with phone_ask_person"},
 			[]string{"cannot do that", "it..", "The person can enable it"}},
 		{"scrolling", refuses{kind: sdk.ActScroll, msg: "scroll needs the scrcpy server on this computer"}, nil, func(s *Session) error {
 			_, err := s.Act(ctx, dev, Action{Tool: ToolScroll, Kind: "scroll", Direction: "down"}, nil)
