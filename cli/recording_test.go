@@ -223,26 +223,23 @@ func TestRecordingWaitsForVideo(t *testing.T) {
 	}
 	h.OK("phone_tap", map[string]any{"device": "sim-android-1", "text": "Notes"}, "")
 	e.Eventually("the phone serves video again", func() bool { return !lacksVideo() })
-	for _, step := range []map[string]any{{"key": "home"}, {"text": "Notes"}, {"key": "home"}} {
-		time.Sleep(700 * time.Millisecond)
-		step["device"] = "sim-android-1"
-		tool := "phone_tap"
-		if _, ok := step["key"]; ok {
-			tool = "phone_key"
+	// steps taps texts and presses keys, apart, so that the recording
+	// spans several fragments.
+	steps := func(list ...map[string]any) {
+		for _, step := range list {
+			time.Sleep(700 * time.Millisecond)
+			step["device"] = "sim-android-1"
+			tool := "phone_tap"
+			if _, ok := step["key"]; ok {
+				tool = "phone_key"
+			}
+			h.OK(tool, step, "")
 		}
-		h.OK(tool, step, "")
 	}
+	steps(map[string]any{"key": "home"}, map[string]any{"text": "Notes"}, map[string]any{"key": "home"})
 	e.Eventually("the phone's video goes away again", lacksVideo)
 	e.Eventually("the phone's video comes back", func() bool { return !lacksVideo() })
-	for _, step := range []map[string]any{{"text": "Notes"}, {"key": "home"}} {
-		time.Sleep(700 * time.Millisecond)
-		step["device"] = "sim-android-1"
-		tool := "phone_tap"
-		if _, ok := step["key"]; ok {
-			tool = "phone_key"
-		}
-		h.OK(tool, step, "")
-	}
+	steps(map[string]any{"text": "Notes"}, map[string]any{"key": "home"})
 	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
 	task := e.lastTask(t)
 	var d api.TaskDetail

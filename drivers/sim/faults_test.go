@@ -219,3 +219,24 @@ func TestFaultLack(t *testing.T) {
 		t.Errorf("got %+v; want sim-ios-1 changed with video again", ev)
 	}
 }
+
+// TestFaultLackTwice: a second lack fault of the same capability is
+// scheduled though the first has already taken it (as a lack at 0 s does
+// before the next is read): only the world file's lacks are for good.
+func TestFaultLackTwice(t *testing.T) {
+	d := newDefault(t)
+	p := d.byID["sim-ios-1"]
+	p.mu.Lock()
+	p.lacks[sdk.CapVideo] = LackSpec{Capability: sdk.CapVideo, Reason: "an earlier lack fault"}
+	p.mu.Unlock()
+	d.calls.Lock()
+	before := len(d.timers)
+	d.calls.Unlock()
+	d.scheduleLack(Lack{Device: "sim-ios-1", Cap: sdk.CapVideo, After: time.Hour, For: time.Hour})
+	d.calls.Lock()
+	after := len(d.timers)
+	d.calls.Unlock()
+	if after != before+2 {
+		t.Errorf("the second lack fault made %d timers; want 2 (taken, then given back)", after-before)
+	}
+}

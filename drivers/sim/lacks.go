@@ -104,7 +104,9 @@ func (d *Driver) scheduleLack(l Lack) {
 		d.log.Warn("fault: lack names an unknown device", "device", l.Device)
 		return
 	}
-	if _, always := p.lacks[l.Cap]; always {
+	// The world file's lacks are for good. (p.lacks is not read here: an
+	// earlier lack fault of the same capability may be applied already.)
+	if slices.ContainsFunc(p.spec.Lacks, func(w LackSpec) bool { return w.Capability == l.Cap }) {
 		return
 	}
 	set := func(lack bool) {
