@@ -162,6 +162,7 @@ func (d *Driver) findServer() {
 	switch {
 	case err == nil && s.Path != "":
 		d.scrcpy, d.scrErr = &s, nil
+		d.scrFile = fileID(s.Path)
 		d.log.Info("scrcpy server found", "check", CheckScrcpy, "path", s.Path, "version", s.Version)
 	case err == nil:
 		err = ErrNoScrcpyServer
@@ -177,7 +178,10 @@ func (d *Driver) findServer() {
 // checkServer forgets the scrcpy server when its file is gone, and looks
 // for one again at once (another path may have one), so that the phones
 // lack what needs it with the same reason and fix as when the driver
-// started without one. d.scrMu is held.
+// started without one. A file changed in place (scrcpy upgraded) is looked
+// for again too, so that its new version is the one the driver starts it
+// with: a scrcpy server refuses a client of another version. d.scrMu is
+// held.
 //
 // What already runs on the phones goes on until it ends: a scrcpy server
 // that runs on a phone no longer needs the file (it was pushed), so a
@@ -187,8 +191,16 @@ func (d *Driver) findServer() {
 // cut the person's mirror for a file that the next install brings back.
 func (d *Driver) checkServer() {
 	path := d.scrcpy.Path
-	_, err := os.Stat(path)
+	fi, err := os.Stat(path)
 	if err == nil {
+		now := pushedID(path, fi)
+		if d.scrFile == "" || now == d.scrFile || d.cfg.FindScrcpy == nil {
+			d.scrFile = now
+			return
+		}
+		d.log.Info("the scrcpy server's file changed: reading its version again", "path", path, "version", d.scrcpy.Version)
+		d.scrcpy, d.scrErr = nil, nil
+		d.findServer()
 		return
 	}
 	d.scrcpy = nil
@@ -201,6 +213,16 @@ func (d *Driver) checkServer() {
 	}
 	d.scrErr = fmt.Errorf("%w (%s, where it was, is gone)", ErrNoScrcpyServer, path)
 	d.log.Warn(scrcpyProblem, "check", CheckScrcpy, "fix", scrcpyFix, "err", d.scrErr)
+}
+
+// fileID names a scrcpy server file as it is now (pushedID), or "" when
+// it cannot be read.
+func fileID(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return pushedID(path, fi)
 }
 
 // versionOf is the phone's Android version, when the driver read it.

@@ -166,10 +166,11 @@ type Driver struct {
 	phones   map[string]*phone         // by serial
 	versions map[string]androidRelease // the phones' Android versions, by serial, once read
 
-	scrMu     sync.Mutex    // guards scrcpy, scrErr and looked
+	scrMu     sync.Mutex    // guards scrcpy, scrErr, looked and scrFile
 	scrcpy    *ScrcpyServer // nil when none was found
 	scrErr    error         // why none was found
 	looked    time.Time     // when the driver last looked for a server, or at its file
+	scrFile   string        // the server's file as it was found (fileID): a change is an upgrade
 	lookEvery time.Duration // how often, at most, it looks (tests shorten it)
 }
 
@@ -219,7 +220,7 @@ func New(cfg Config) (*Driver, error) {
 	d.declared = sdk.Capabilities(d)
 	if cfg.Scrcpy.Path != "" {
 		s := cfg.Scrcpy
-		d.scrcpy = &s
+		d.scrcpy, d.scrFile = &s, fileID(s.Path)
 	} else {
 		d.scrErr = cfg.NoScrcpy
 		if d.scrErr == nil {

@@ -315,3 +315,33 @@ func TestNotTypable(t *testing.T) {
 		t.Errorf("notTypable: %v; want ErrUnsupported with %q and %q", err, reason, fix)
 	}
 }
+
+// TestServerFileUpgraded: a scrcpy server file changed in place (the
+// package upgraded) is looked for again, so that the driver starts it with
+// its new version; an unchanged one is not.
+func TestServerFileUpgraded(t *testing.T) {
+	for _, upgrade := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "scrcpy-server")
+		if err := os.WriteFile(path, []byte("scrcpy 3.3.4"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		finds := 0
+		find := func() (ScrcpyServer, error) { finds++; return ScrcpyServer{Path: path, Version: "3.4.0"}, nil }
+		d := &Driver{cfg: Config{FindScrcpy: find}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			scrcpy: &ScrcpyServer{Path: path, Version: "3.3.4"}, scrFile: fileID(path)}
+		want := "3.3.4"
+		if upgrade {
+			if err := os.WriteFile(path, []byte("scrcpy 3.4.0, a longer file"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = "3.4.0"
+		}
+		s, why := d.server()
+		if s == nil || s.Version != want {
+			t.Errorf("upgraded %v: server() = %+v, %v; want version %s", upgrade, s, why, want)
+		}
+		if upgrade != (finds == 1) {
+			t.Errorf("upgraded %v: looked for the server %d times", upgrade, finds)
+		}
+	}
+}
