@@ -130,11 +130,12 @@ func (r *recorders) videoServed(device string) {
 		return
 	}
 	w, ok := r.waiting[device]
-	if !ok {
-		return
-	}
-	delete(r.waiting, device)
-	if r.settings.Get().Recording && r.streams(device) {
+	switch {
+	case !ok:
+	case !r.settings.Get().Recording:
+		delete(r.waiting, device)
+	case r.streams(device): // else its video went again: the task waits on
+		delete(r.waiting, device)
 		r.startLocked(device, w.task, w.display)
 	}
 }
