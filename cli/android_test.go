@@ -116,11 +116,7 @@ func androidTask(t *testing.T, task string) (e *env, serial string, h *e2e.Host,
 	e = newEnv(t)
 	serial = e.androidPhone(t)
 	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online && devs[0].Driver == "android"
-	})
+	e.waitOnlyPhone("the daemon lists the Android phone", serial, func(d api.Device) bool { return d.Driver == "android" })
 	h = e.StdioHost()
 	h.Initialize()
 	dev = e2e.OnDevice(serial)
@@ -179,11 +175,7 @@ func TestAndroidWithoutScrcpy(t *testing.T) {
 	}
 
 	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the Android phone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == serial && devs[0].Online
-	})
+	e.waitOnlyPhone("the daemon lists the Android phone", serial, nil)
 	h := e.StdioHost()
 	h.Initialize()
 	dev := e2e.OnDevice(serial)

@@ -26,11 +26,7 @@ func iPhoneTask(t *testing.T, task string) (e *env, id string, h *e2e.Host, dev 
 	e = newEnv(t)
 	id, _, _ = e.iPhone(t, false)
 	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
-	})
+	e.waitOnlyPhone("the daemon lists the iPhone", id, nil)
 	h = e.StdioHost()
 	h.Initialize()
 	dev = e2e.OnDevice(id)
@@ -144,11 +140,7 @@ func TestIOSAgentTask(t *testing.T) {
 	e := newEnv(t)
 	id, _, stopFace := e.iPhone(t, true)
 	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online && devs[0].Driver == "ios" && devs[0].Platform == "ios"
-	})
+	e.waitOnlyPhone("the daemon lists the iPhone", id, func(d api.Device) bool { return d.Driver == "ios" && d.Platform == "ios" })
 	h := e.StdioHost()
 	h.Initialize()
 	dev := e2e.OnDevice(id)
@@ -182,10 +174,7 @@ func TestIOSAgentTask(t *testing.T) {
 		e.JSON(&d, "history", "show", task.ID)
 		return d.Recording && d.RecordingMS > 0
 	})
-	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.Home, "recordings", task.ID+".mp4"))
-	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
-		t.Errorf("the recording from the broadcast: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
-	}
+	e.wantH264(t, task.ID, "the recording from the broadcast")
 
 	// WebDriverAgent goes away: pinky devices says so, and what to do.
 	stopFace()
@@ -215,11 +204,7 @@ func TestIOSWithoutBroadcast(t *testing.T) {
 	restart(false) // a fresh virtual phone, locked, for the agent
 
 	e.Daemon("--console", "off")
-	e.Eventually("the daemon lists the iPhone", func() bool {
-		var devs []api.Device
-		e.JSON(&devs, "devices")
-		return len(devs) == 1 && devs[0].ID == id && devs[0].Online
-	})
+	e.waitOnlyPhone("the daemon lists the iPhone", id, nil)
 	h := e.StdioHost()
 	h.Initialize()
 	dev := e2e.OnDevice(id)
@@ -287,4 +272,15 @@ func TestDriverRun(t *testing.T) {
 	if _, errs, code := e.Run("driver", "run", "ios", "add", "x"); code != 2 || !strings.Contains(errs, "--wda URL is required") {
 		t.Errorf("driver run ios add without --wda: exit %d %q; want the driver's usage error and its status 2", code, errs)
 	}
+}
+
+// waitOnlyPhone waits until the daemon lists one phone, id, online, and
+// also as ok says when ok is given.
+func (e *env) waitOnlyPhone(what, id string, ok func(api.Device) bool) {
+	e.T.Helper()
+	e.Eventually(what, func() bool {
+		var devs []api.Device
+		e.JSON(&devs, "devices")
+		return len(devs) == 1 && devs[0].ID == id && devs[0].Online && (ok == nil || ok(devs[0]))
+	})
 }

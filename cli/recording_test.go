@@ -52,6 +52,29 @@ func (e *env) lastTask(t *testing.T) api.Task {
 	return ts[0]
 }
 
+// recordedTask waits for the newest task's recording row, and returns the
+// task and its detail.
+func (e *env) recordedTask(t *testing.T) (api.Task, api.TaskDetail) {
+	t.Helper()
+	task := e.lastTask(t)
+	var d api.TaskDetail
+	e.Eventually("the recording's row", func() bool {
+		e.JSON(&d, "history", "show", task.ID)
+		return d.Recording
+	})
+	return task, d
+}
+
+// wantH264 fails t unless ffprobe decodes the task's recording as H.264
+// with frames; what names the recording in the failure.
+func (e *env) wantH264(t *testing.T, task, what string) {
+	t.Helper()
+	codec, w, h, frames := ffprobeFrames(t, filepath.Join(e.Home, "recordings", task+".mp4"))
+	if codec != "h264" || w <= 0 || h <= 0 || frames < 2 {
+		t.Errorf("%s: codec %q, %dx%d, %d frames; want h264 with frames", what, codec, w, h, frames)
+	}
+}
+
 // ffprobeFrames decodes a file with ffprobe and returns its codec, size and
 // the number of frames it read.
 func ffprobeFrames(t *testing.T, path string) (codec string, w, h, frames int) {
@@ -129,17 +152,8 @@ func TestTaskRecording(t *testing.T) {
 	e.Daemon("--sim", "--console", "off")
 	h := e.agentTask(t)
 	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
-	task := e.lastTask(t)
-	var d api.TaskDetail
-	e.Eventually("the recording's row", func() bool {
-		e.JSON(&d, "history", "show", task.ID)
-		return d.Recording
-	})
-	path := filepath.Join(e.Home, "recordings", task.ID+".mp4")
-	codec, w, hh, frames := ffprobeFrames(t, path)
-	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
-		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
-	}
+	task, d := e.recordedTask(t)
+	e.wantH264(t, task.ID, "the recording")
 	last := int64(-1)
 	for _, s := range d.StepList {
 		if s.VideoAtMS < 0 || s.VideoAtMS < last {
@@ -241,16 +255,8 @@ func TestRecordingWaitsForVideo(t *testing.T) {
 	e.Eventually("the phone's video comes back", func() bool { return !lacksVideo() })
 	steps(map[string]any{"text": "Notes"}, map[string]any{"key": "home"})
 	h.OK("phone_release", map[string]any{"device": "sim-android-1"}, "")
-	task := e.lastTask(t)
-	var d api.TaskDetail
-	e.Eventually("the recording's row", func() bool {
-		e.JSON(&d, "history", "show", task.ID)
-		return d.Recording
-	})
-	codec, w, hh, frames := ffprobeFrames(t, filepath.Join(e.Home, "recordings", task.ID+".mp4"))
-	if codec != "h264" || w <= 0 || hh <= 0 || frames < 2 {
-		t.Errorf("the recording: codec %q, %dx%d, %d frames; want h264 with frames", codec, w, hh, frames)
-	}
+	task, d := e.recordedTask(t)
+	e.wantH264(t, task.ID, "the recording")
 	// The steps after the video came are in it (the connect and the tap
 	// before it may not be), and the recording runs past the last one,
 	// made after the video came back.

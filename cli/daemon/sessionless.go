@@ -115,38 +115,42 @@ func clientName(userAgent string) string {
 // id-less initialize whose id the client then sent is the client's own,
 // no longer one for its id-less requests.
 func (s *sessionless) claim(sid string) {
-	s.mu.Lock()
-	key, ok := s.minted[sid]
-	c := s.clients[key]
-	s.mu.Unlock()
-	if !ok || c == nil {
-		return
+	if c := s.owner(sid, false); c != nil {
+		c.mu.Lock()
+		if c.newest == sid {
+			c.newest = ""
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Lock()
-	if c.newest == sid {
-		c.newest = ""
-	}
-	c.mu.Unlock()
 }
 
 // forget drops a session that ended (mcpserver's OnSessionClosed).
 func (s *sessionless) forget(sid string) {
+	if c := s.owner(sid, true); c != nil {
+		c.mu.Lock()
+		if c.current == sid {
+			c.current = ""
+		}
+		if c.newest == sid {
+			c.newest = ""
+		}
+		c.mu.Unlock()
+	}
+}
+
+// owner returns the client for whose id-less requests session sid was
+// made, or nil; drop forgets that it was.
+func (s *sessionless) owner(sid string, drop bool) *slClient {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	key, ok := s.minted[sid]
-	delete(s.minted, sid)
-	c := s.clients[key]
-	s.mu.Unlock()
-	if !ok || c == nil {
-		return
+	if !ok {
+		return nil
 	}
-	c.mu.Lock()
-	if c.current == sid {
-		c.current = ""
+	if drop {
+		delete(s.minted, sid)
 	}
-	if c.newest == sid {
-		c.newest = ""
-	}
-	c.mu.Unlock()
+	return s.clients[key]
 }
 
 // serveHTTP serves a request that carries no session id, and reports
