@@ -135,19 +135,7 @@ func TestFaultHangMark(t *testing.T) {
 func TestFaultDropAndOffline(t *testing.T) {
 	f, _ := ParseFaults("drop=sim-ios-1@50ms/100ms,offline_mid_action=type,offline_for=100ms")
 	d := newDefault(t, WithFaults(f))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events := make(chan sdk.DeviceEvent, 100)
-	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
-	next := func() sdk.DeviceEvent {
-		select {
-		case ev := <-events:
-			return ev
-		case <-time.After(2 * time.Second):
-			t.Fatal("no event")
-			return sdk.DeviceEvent{}
-		}
-	}
+	ctx, next := watch(t, d)
 	for i := 0; i < 3; i++ {
 		next() // two Added, Synced
 	}
@@ -185,19 +173,7 @@ func TestFaultLack(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := newDefault(t, WithFaults(f))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events := make(chan sdk.DeviceEvent, 100)
-	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
-	next := func() sdk.DeviceEvent {
-		select {
-		case ev := <-events:
-			return ev
-		case <-time.After(2 * time.Second):
-			t.Fatal("no event")
-			return sdk.DeviceEvent{}
-		}
-	}
+	ctx, next := watch(t, d)
 	caps := sdk.Capabilities(d)
 	for range 3 {
 		ev := next() // two Added, Synced
@@ -238,5 +214,24 @@ func TestFaultLackTwice(t *testing.T) {
 	d.calls.Unlock()
 	if after != before+2 {
 		t.Errorf("the second lack fault made %d timers; want 2 (taken, then given back)", after-before)
+	}
+}
+
+// watch watches d's devices until the test ends; next returns the next
+// event, failing the test when none comes in 2 s.
+func watch(t *testing.T, d *Driver) (ctx context.Context, next func() sdk.DeviceEvent) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	events := make(chan sdk.DeviceEvent, 100)
+	go d.WatchDevices(ctx, func(ev sdk.DeviceEvent) error { events <- ev; return nil })
+	return ctx, func() sdk.DeviceEvent {
+		t.Helper()
+		select {
+		case ev := <-events:
+			return ev
+		case <-time.After(2 * time.Second):
+			t.Fatal("no event")
+			return sdk.DeviceEvent{}
+		}
 	}
 }
